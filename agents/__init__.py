@@ -1,0 +1,1 @@
+"""Baseline agents for pasur_env (filled in by a later issue)."""

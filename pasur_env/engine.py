@@ -1,0 +1,615 @@
+"""The batched Pasur engine: B games in one numpy array, advanced by compiled kernels.
+
+:class:`Engine` is the single implementation of the rules used by the AEC env, the
+Gymnasium envs, the vector env and the agents. The rules themselves live in
+:mod:`pasur_env._kernels`; this module validates input, chooses serial or parallel
+kernels, and exposes the state as named numpy views.
+
+Example::
+
+    eng = Engine(4096, seed=0)
+    info = eng.step(eng.random_actions(np.random.default_rng(0)))
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numba
+import numpy as np
+
+from . import _kernels as K
+from .cards import card_code, cards_of, cards_str, parse_card, parse_cards, parse_deck
+from .rules import Rules, make_rules
+
+__all__ = ["Engine", "Position", "StepInfo", "action_str"]
+
+#: batch size from which the multi-threaded kernels are used (when threads > 1)
+PARALLEL_MIN_BATCH = 512
+
+
+def _parallel_twin(dispatcher: Any) -> Any:
+    """Compile a second, multi-threaded copy of a kernel written with ``prange``.
+
+    The copy gets its own qualified name so numba's on-disk cache keeps both builds.
+    """
+    f = dispatcher.py_func
+    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_par", f.__defaults__)
+    g.__qualname__ = f.__qualname__ + "_par"
+    g.__module__ = f.__module__
+    return numba.njit(cache=True, parallel=True)(g)
+
+
+_SERIAL = {
+    "step": K.step_kernel,
+    "mask": K.legal_mask_kernel,
+    "random": K.random_actions_kernel,
+    "reset": K.reset_kernel,
+    "playout": K.playout_kernel,
+}
+_PARALLEL: dict[str, Any] = {}
+
+
+def _kernel(name: str, parallel: bool) -> Any:
+    if not parallel:
+        return _SERIAL[name]
+    if name not in _PARALLEL:
+        _PARALLEL[name] = _parallel_twin(_SERIAL[name])
+    return _PARALLEL[name]
+
+
+class StepInfo(NamedTuple):
+    """What one :meth:`Engine.step` did in each game (arrays with a leading batch axis).
+
+    ``round_points``, ``scores``, ``surs`` and ``clubs`` are per *side* and are only
+    meaningful where ``round_end`` is set; ``scores`` are the game scores after the
+    round (before an automatic reset). ``winner`` is the winning side where
+    ``game_end`` (the round's winner for one-round episodes; -1 for a tie), else -1.
+    """
+
+    actor: np.ndarray
+    round_end: np.ndarray
+    game_end: np.ndarray
+    winner: np.ndarray
+    round_points: np.ndarray
+    scores: np.ndarray
+    surs: np.ndarray
+    clubs: np.ndarray
+
+
+@dataclass
+class Position:
+    """A PLAY-phase position to build games from (see :meth:`Engine.from_positions`).
+
+    Cards may be codes (``"10D"``) or ids. Hands are listed in dealing order (the
+    first card is the earliest dealt, which matters for ``open_hand``); the stock is
+    listed top first. Whose turn it is follows from the hand sizes and the dealer.
+    """
+
+    hands: Sequence[Sequence[str | int]]
+    table: Sequence[str | int]
+    stock: Sequence[str | int]
+    piles: Sequence[Sequence[str | int]]
+    dealer: int
+    surs: Sequence[int] | None = None
+    scores: Sequence[int] | None = None
+    last_capturer: int = -1
+    round_index: int = 0
+    start_dealer: int | None = None
+    seed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _step_info(info: np.ndarray, num_sides: int) -> StepInfo:
+    """Views of one step's fresh info buffer (see ``_kernels.I_*``)."""
+    S = num_sides
+    return StepInfo(
+        actor=info[:, K.I_ACTOR],
+        round_end=info[:, K.I_ROUND_END] != 0,
+        game_end=info[:, K.I_GAME_END] != 0,
+        winner=info[:, K.I_WINNER],
+        round_points=info[:, K.I_POINTS : K.I_POINTS + S],
+        scores=info[:, K.I_SCORES : K.I_SCORES + S],
+        surs=info[:, K.I_SURS : K.I_SURS + S],
+        clubs=info[:, K.I_CLUBS : K.I_CLUBS + S],
+    )
+
+
+def action_str(action: int) -> str:
+    """Readable form of an action id: ``"PLAY 10D"`` or ``"TAKE 4S"``."""
+    a = int(action)
+    if 0 <= a < 52:
+        return f"PLAY {card_code(a)}"
+    if 52 <= a < 104:
+        return f"TAKE {card_code(a - 52)}"
+    return f"<invalid action {a}>"
+
+
+class Engine:
+    """B Pasur games advanced in lock step by compiled kernels.
+
+    Args:
+        num_games: batch size B.
+        seed: seed of the per-game random streams (shuffles); ``None`` draws entropy.
+        rules: a :class:`Rules`; or give ``preset`` and/or rule flags as keywords.
+        preset: ``"classic"`` or ``"cfr_paper"``.
+        episode: ``"game"`` (play rounds until a side wins) or ``"round"`` (a game is
+            one round; scores restart each round).
+        auto_reset: start a new game in place when one ends (else it waits in the
+            DONE phase, where only action -1 is legal, until :meth:`reset_games`).
+        parallel: use the multi-threaded kernels; ``None`` = when B >= 512.
+        **flags: rule flags overriding the preset (see :class:`Rules`).
+    """
+
+    def __init__(
+        self,
+        num_games: int = 1,
+        seed: int | None = None,
+        *,
+        rules: Rules | None = None,
+        preset: str | None = None,
+        episode: str = "game",
+        auto_reset: bool = True,
+        parallel: bool | None = None,
+        **flags: Any,
+    ) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
+            raise TypeError(f"num_games must be an int, got {type(num_games).__name__}")
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        if episode not in ("game", "round"):
+            raise ValueError(f"episode must be 'game' or 'round', got {episode!r}")
+        self.rules = make_rules(preset=preset, rules=rules, **flags)
+        self.episode = episode
+        self.auto_reset = bool(auto_reset)
+        self.params = self.rules.as_params(episode_round=episode == "round")
+        self.state = np.zeros((int(num_games), K.NCOL), dtype=np.int64)
+        self._bad = np.zeros(int(num_games), dtype=np.bool_)
+        self.parallel = parallel
+        self.reset(seed=seed)
+
+    # ---- construction ---------------------------------------------------------------
+    def _with_state(self, state: np.ndarray) -> Engine:
+        new = object.__new__(Engine)
+        new.rules, new.episode, new.auto_reset = self.rules, self.episode, self.auto_reset
+        new.params, new.parallel = self.params, self.parallel
+        new.state = np.ascontiguousarray(state)
+        new._bad = np.zeros(len(state), dtype=np.bool_)
+        return new
+
+    def copy(self) -> Engine:
+        """An independent copy of all games (state and random streams)."""
+        return self._with_state(self.state.copy())
+
+    def take(self, indices: Any) -> Engine:
+        """A new engine holding copies of the games at ``indices`` (repeats allowed)."""
+        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
+        if idx.size == 0:
+            raise ValueError("take() needs at least one game index")
+        if idx.min() < 0 or idx.max() >= self.num_games:
+            raise ValueError(f"game indices must be in 0..{self.num_games - 1}")
+        return self._with_state(self.state[idx])
+
+    @classmethod
+    def from_positions(
+        cls,
+        positions: Sequence[Position],
+        *,
+        rules: Rules | None = None,
+        preset: str | None = None,
+        episode: str = "game",
+        auto_reset: bool = True,
+        **flags: Any,
+    ) -> Engine:
+        """Build a batch of games from explicit PLAY-phase positions (search, tests).
+
+        Every position must hold each of the 52 cards exactly once across hands,
+        table, stock and piles, with hand and stock sizes that a real deal produces.
+        """
+        if len(positions) == 0:
+            raise ValueError("from_positions() needs at least one position")
+        if rules is None and "num_players" not in flags:
+            flags["num_players"] = len(positions[0].hands)
+        eng = cls(
+            len(positions),
+            seed=0,
+            rules=rules,
+            preset=preset,
+            episode=episode,
+            auto_reset=auto_reset,
+            **flags,
+        )
+        for b, pos in enumerate(positions):
+            eng.state[b] = eng._position_row(pos)
+        return eng
+
+    def _position_row(self, pos: Position) -> np.ndarray:
+        r = self.rules
+        P, S = r.num_players, r.num_sides
+        if len(pos.hands) != P:
+            raise ValueError(f"position needs {P} hands, got {len(pos.hands)}")
+        if len(pos.piles) != S:
+            raise ValueError(f"position needs {S} piles (one per side), got {len(pos.piles)}")
+        hands = [parse_cards(h) for h in pos.hands]
+        table = parse_cards(pos.table)
+        stock = parse_cards(pos.stock)
+        piles = [parse_cards(p) for p in pos.piles]
+        allc = [c for h in hands for c in h] + table + stock + [c for p in piles for c in p]
+        if sorted(allc) != list(range(52)):
+            dup = sorted({card_code(c) for c in allc if allc.count(c) > 1})
+            missing = [card_code(c) for c in range(52) if c not in allc]
+            raise ValueError(
+                f"position must hold every card once: duplicates {dup}, missing {missing}"
+            )
+        if any(len(h) > 4 for h in hands):
+            raise ValueError("a hand holds at most 4 cards")
+        if not 0 <= pos.dealer < P:
+            raise ValueError(f"dealer must be in 0..{P - 1}, got {pos.dealer}")
+        n_stock = len(stock)
+        deals, rem = divmod(48 - n_stock, 4 * P)
+        if rem or deals < 1:
+            raise ValueError(f"a stock of {n_stock} cards does not occur with {P} players")
+        in_hands = sum(len(h) for h in hands)
+        if in_hands == 0:
+            raise ValueError("all hands are empty: not a decision point")
+        played = 4 * P - in_hands
+        for k in range(P):
+            seat = (pos.dealer + 1 + k) % P
+            turns = max(0, -(-(played - k) // P))
+            if len(hands[seat]) != 4 - turns:
+                raise ValueError(
+                    f"hand sizes do not match the turn order: seat {seat} should hold "
+                    f"{4 - turns} cards after {played} turns of this deal"
+                )
+        surs = list(pos.surs) if pos.surs is not None else [0] * S
+        scores = list(pos.scores) if pos.scores is not None else [0] * S
+        if len(surs) != S or len(scores) != S:
+            raise ValueError(f"surs and scores need {S} entries (one per side)")
+        if not -1 <= pos.last_capturer < P:
+            raise ValueError(f"last_capturer must be -1 or a seat, got {pos.last_capturer}")
+        row = np.zeros(K.NCOL, dtype=np.int64)
+        row[K.ORDER : K.ORDER + 16] = -1
+        for seat, h in enumerate(hands):
+            row[K.HAND + seat] = sum(1 << c for c in h)
+            row[K.ORDER + 4 * seat : K.ORDER + 4 * seat + len(h)] = h
+        row[K.TABLE] = sum(1 << c for c in table)
+        for s, p in enumerate(piles):
+            row[K.PILE + s] = sum(1 << c for c in p)
+            row[K.SURS + s] = surs[s]
+            row[K.SCORE + s] = scores[s]
+        out_cards = [c for c in range(52) if c not in set(stock)]
+        row[K.DECK : K.DECK + 52] = out_cards + stock
+        row[K.STOCK_POS] = 52 - n_stock
+        row[K.DEALER] = pos.dealer
+        row[K.START_DEALER] = pos.dealer if pos.start_dealer is None else pos.start_dealer
+        row[K.MOVER] = (pos.dealer + 1 + played) % P
+        row[K.PHASE] = K.PLAY
+        row[K.PENDING] = -1
+        row[K.TURN] = 48 - n_stock - in_hands
+        row[K.DEAL] = deals - 1
+        row[K.LAST_CAP] = pos.last_capturer
+        row[K.ROUND] = pos.round_index
+        tmp = row[None].copy()
+        K.seed_streams(
+            tmp, np.uint64(np.random.SeedSequence(pos.seed).generate_state(1, np.uint64)[0]), 0
+        )
+        row[K.RNG] = tmp[0, K.RNG]
+        return row
+
+    # ---- resetting --------------------------------------------------------------------
+    def _use_parallel(self) -> bool:
+        if self.parallel is not None:
+            return bool(self.parallel)
+        return self.num_games >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1
+
+    def reset(
+        self,
+        seed: int | None = None,
+        deck: Sequence[Any] | np.ndarray | None = None,
+        dealer: int | Sequence[int] | np.ndarray | None = None,
+    ) -> None:
+        """Start a new game in every slot.
+
+        Args:
+            seed: reseeds the per-game streams (game b gets a stream derived from
+                ``(seed, b)``, independent of B); ``None`` keeps the current streams
+                (fresh entropy on the first reset).
+            deck: the first round's deck order, index 0 = top: 52 codes/ids for every
+                game, or a (B, 52) array of ids. Later rounds are shuffled.
+            dealer: the first round's dealer (default seat P - 1), one int or one per game.
+        """
+        B, P = self.num_games, self.rules.num_players
+        if seed is not None or not self.state[:, K.RNG].any():
+            if seed is not None and (
+                isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+            ):
+                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+            if seed is not None and seed < 0:
+                raise ValueError(f"seed must be non-negative, got {seed}")
+            base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+            K.seed_streams(self.state, np.uint64(base), 0)
+        if dealer is None:
+            dealers = np.full(B, P - 1, dtype=np.int64)
+        else:
+            dealers = np.broadcast_to(np.asarray(dealer), (B,))
+            if not np.issubdtype(dealers.dtype, np.integer):
+                raise TypeError(f"dealer must be an int seat, got {dealer!r}")
+            if dealers.min() < 0 or dealers.max() >= P:
+                raise ValueError(f"dealer must be a seat in 0..{P - 1}, got {dealer!r}")
+        self.state[:, K.START_DEALER] = dealers
+        shuffle = deck is None
+        if deck is None:
+            # shuffle from a fixed order so that the same seed gives the same deals
+            self.state[:, K.DECK : K.DECK + 52] = np.arange(52)
+        else:
+            arr = np.asarray(deck, dtype=object)
+            if arr.ndim == 2:
+                if arr.shape[0] != B:
+                    raise ValueError(f"a (B, 52) deck array needs B={B} rows, got {arr.shape[0]}")
+                rows = [parse_deck(list(r)) for r in arr]
+                self.state[:, K.DECK : K.DECK + 52] = np.stack(rows)
+            else:
+                self.state[:, K.DECK : K.DECK + 52] = parse_deck(deck)[None, :]
+        _kernel("reset", self._use_parallel())(
+            self.state, self.params, np.ones(B, dtype=np.bool_), shuffle
+        )
+
+    def reset_games(self, which: np.ndarray) -> None:
+        """Start a new (shuffled) game in the slots where ``which`` is true."""
+        which = np.asarray(which, dtype=np.bool_)
+        if which.shape != (self.num_games,):
+            raise ValueError(f"which must have shape ({self.num_games},), got {which.shape}")
+        _kernel("reset", self._use_parallel())(self.state, self.params, which, True)
+
+    # ---- acting -----------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        """Legal actions of each game's mover: bool array (B, 104)."""
+        out = np.empty((self.num_games, 104), dtype=np.bool_)
+        _kernel("mask", self._use_parallel())(self.state, out)
+        return out
+
+    def legal_actions(self, game: int = 0) -> list[int]:
+        """Legal action ids of one game (ascending)."""
+        bits = int(K.legal_bits(self.state, int(game)))
+        off = 52 if self.state[game, K.PHASE] == K.CAPTURE else 0
+        return [off + c for c in cards_of(bits)]
+
+    def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action for every game (``rng`` for reproducibility)."""
+        rng = rng if rng is not None else np.random.default_rng()
+        out = np.empty(self.num_games, dtype=np.int64)
+        _kernel("random", self._use_parallel())(self.state, rng.random(self.num_games), out)
+        return out
+
+    def step(self, actions: Any) -> StepInfo:
+        """Apply one action in every game; nothing changes if any action is illegal.
+
+        Args:
+            actions: integer array of shape (B,): ids 0..103 (and -1 for a game waiting
+                in the DONE phase when ``auto_reset`` is off).
+
+        Raises:
+            TypeError: non-integer actions. ValueError: wrong shape or an illegal action
+            (the message names the game, the action and the legal ones).
+        """
+        acts = np.asarray(actions)
+        if acts.dtype == np.bool_ or not np.issubdtype(acts.dtype, np.integer):
+            raise TypeError(f"actions must be an integer array, got dtype {acts.dtype}")
+        if acts.shape != (self.num_games,):
+            if self.num_games == 1 and acts.shape == ():
+                acts = acts.reshape(1)
+            else:
+                raise ValueError(f"actions must have shape ({self.num_games},), got {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        info = np.empty((self.num_games, K.NINFO), dtype=np.int64)
+        nbad = _kernel("step", self._use_parallel())(
+            self.state, acts, self.params, info, self._bad, self.auto_reset
+        )
+        if nbad:
+            b = int(np.flatnonzero(self._bad)[0])
+            legal = self.legal_actions(b)
+            raise ValueError(
+                f"illegal action {int(acts[b])} ({action_str(acts[b])}) in game {b} for "
+                f"player_{int(self.state[b, K.MOVER])} in the {self.phase_name(b)} phase; "
+                f"legal actions: {legal} ({', '.join(action_str(a) for a in legal)})"
+                + (f" [{nbad - 1} other game(s) also illegal]" if nbad > 1 else "")
+            )
+        return _step_info(info, self.rules.num_sides)
+
+    def random_playout(self, steps: int, seed: int = 0) -> int:
+        """Play ``steps`` uniformly random actions in every game inside one compiled loop.
+
+        Returns the number of rounds finished. Used by benchmarks and tests; the
+        policy's random numbers do not touch the games' deal streams.
+        """
+        base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+        return int(
+            _kernel("playout", self._use_parallel())(
+                self.state,
+                self.params,
+                int(steps),
+                np.uint64(base),
+                np.empty((self.num_games, K.NINFO), dtype=np.int64),
+            )
+        )
+
+    # ---- full moves -----------------------------------------------------------------
+    def move_options(self, game: int = 0) -> list[tuple[int, tuple[int, ...]]]:
+        """Every full move of the mover of ``game``: ``(card, captured card ids)``.
+
+        Only in the PLAY phase (raises ``ValueError`` otherwise). A card that captures
+        nothing appears once with ``()``: it is laid on the table.
+        """
+        if self.state[game, K.PHASE] != K.PLAY:
+            raise ValueError(f"game {game} is not in the PLAY phase")
+        cards = np.empty(4096, dtype=np.int64)
+        capt = np.empty(4096, dtype=np.int64)
+        n = K.enumerate_moves(self.state, int(game), cards, capt)
+        if n < 0:
+            raise RuntimeError("too many capture options to enumerate")
+        return [(int(cards[i]), tuple(cards_of(capt[i]))) for i in range(n)]
+
+    def move_to_actions(
+        self, game: int, card: int | str, captured: Sequence[int | str]
+    ) -> list[int]:
+        """The action sequence that makes the full move ``(card, captured)`` in ``game``."""
+        c = parse_card(card)
+        cap = sorted(parse_cards(captured))
+        moves = self.move_options(game)
+        if (c, tuple(cap)) not in moves:
+            raise ValueError(f"({card_code(c)}, {[card_code(x) for x in cap]}) is not a legal move")
+        n, _ = K.resolve_play(int(self.state[game, K.TABLE]), c)
+        return [c] if n < 2 else [c] + [52 + t for t in cap]
+
+    def capture_is_sur(self, game: int, card: int, captured: Sequence[int]) -> bool:
+        """Whether the full move ``(card, captured)`` would be a sur in ``game``."""
+        mask = sum(1 << parse_card(x) for x in captured)
+        return bool(K.capture_is_sur(self.state, int(game), self.params, parse_card(card), mask))
+
+    # ---- named views of the state ---------------------------------------------------------
+    @property
+    def num_games(self) -> int:
+        return self.state.shape[0]
+
+    @property
+    def num_players(self) -> int:
+        return self.rules.num_players
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """Seat to move in each game (B,)."""
+        return self.state[:, K.MOVER]
+
+    @property
+    def phase(self) -> np.ndarray:
+        """0 = PLAY, 1 = CAPTURE, 2 = DONE (B,)."""
+        return self.state[:, K.PHASE]
+
+    def phase_name(self, game: int) -> str:
+        return ("PLAY", "CAPTURE", "DONE")[int(self.state[game, K.PHASE])]
+
+    @property
+    def hands(self) -> np.ndarray:
+        """Hand of each seat as a 52-bit mask (B, P)."""
+        return self.state[:, K.HAND : K.HAND + self.num_players]
+
+    @property
+    def hand_order(self) -> np.ndarray:
+        """Cards of the current deal per seat in dealing order, -1 once played (B, P, 4)."""
+        return self.state[:, K.ORDER : K.ORDER + 16].reshape(-1, 4, 4)[:, : self.num_players]
+
+    @property
+    def table(self) -> np.ndarray:
+        return self.state[:, K.TABLE]
+
+    @property
+    def piles(self) -> np.ndarray:
+        """Captured cards of each side as masks (B, S)."""
+        return self.state[:, K.PILE : K.PILE + self.rules.num_sides]
+
+    @property
+    def surs(self) -> np.ndarray:
+        """Surs of each side this round (B, S)."""
+        return self.state[:, K.SURS : K.SURS + self.rules.num_sides]
+
+    @property
+    def scores(self) -> np.ndarray:
+        """Game score of each side (B, S)."""
+        return self.state[:, K.SCORE : K.SCORE + self.rules.num_sides]
+
+    @property
+    def pending(self) -> np.ndarray:
+        """Card awaiting its capture choice, -1 outside the CAPTURE phase (B,)."""
+        return self.state[:, K.PENDING]
+
+    @property
+    def selection(self) -> np.ndarray:
+        """Table cards chosen so far in the CAPTURE phase, as masks (B,)."""
+        return self.state[:, K.SELECTION]
+
+    @property
+    def stock_size(self) -> np.ndarray:
+        return 52 - self.state[:, K.STOCK_POS]
+
+    @property
+    def dealer(self) -> np.ndarray:
+        return self.state[:, K.DEALER]
+
+    @property
+    def deal_index(self) -> np.ndarray:
+        """0-based index of the current deal in the round (B,)."""
+        return self.state[:, K.DEAL]
+
+    @property
+    def turn(self) -> np.ndarray:
+        """Turns finished in the current round, 0..47 (B,)."""
+        return self.state[:, K.TURN]
+
+    @property
+    def last_capturer(self) -> np.ndarray:
+        return self.state[:, K.LAST_CAP]
+
+    @property
+    def round_index(self) -> np.ndarray:
+        """Rounds finished in the current game (B,)."""
+        return self.state[:, K.ROUND]
+
+    def stock(self, game: int = 0) -> list[int]:
+        """Stock of one game, top first."""
+        return [
+            int(c) for c in self.state[game, K.DECK + self.state[game, K.STOCK_POS] : K.DECK + 52]
+        ]
+
+    def hand(self, game: int = 0, seat: int | None = None) -> list[int]:
+        """Cards in a seat's hand (default: the mover's), in dealing order."""
+        seat = int(self.state[game, K.MOVER]) if seat is None else seat
+        return [int(c) for c in self.hand_order[game, seat] if c >= 0]
+
+    def faceup(self, game: int = 0) -> list[int]:
+        """Ru Baaz face-up card of each seat (-1 if none): the earliest-dealt card in hand."""
+        if not self.rules.open_hand:
+            return [-1] * self.num_players
+        out = []
+        for seat in range(self.num_players):
+            cards = [c for c in self.hand_order[game, seat] if c >= 0]
+            out.append(int(cards[0]) if cards else -1)
+        return out
+
+    def side_of(self, seat: int) -> int:
+        return self.rules.side_of(seat)
+
+    def render(self, game: int = 0, viewer: int | None = None) -> str:
+        """Text picture of one game; ``viewer`` hides the other seats' hidden cards."""
+        st = self.state[game]
+        P = self.num_players
+        lines = [
+            f"round {int(st[K.ROUND]) + 1}, deal {int(st[K.DEAL]) + 1}, "
+            f"stock {52 - int(st[K.STOCK_POS])}"
+            f", dealer player_{int(st[K.DEALER])}, to move player_{int(st[K.MOVER])}"
+            f" ({self.phase_name(game)})",
+            f"table: {cards_str(cards_of(st[K.TABLE])) or '(empty)'}",
+        ]
+        faceup = self.faceup(game)
+        for seat in range(P):
+            cards = self.hand(game, seat)
+            if viewer is None or viewer == seat:
+                shown = cards_str(cards)
+            else:
+                shown = " ".join(cards_str([c]) if c == faceup[seat] else "##" for c in cards)
+            lines.append(f"player_{seat} hand: {shown or '(empty)'}")
+        for s in range(self.rules.num_sides):
+            pile = cards_of(st[K.PILE + s])
+            clubs = sum(1 for c in pile if c % 4 == 0)
+            lines.append(
+                f"side {s}: score {int(st[K.SCORE + s])}, captured {len(pile)} cards"
+                f" ({clubs} clubs), surs {int(st[K.SURS + s])}"
+            )
+        if st[K.PHASE] == K.CAPTURE:
+            lines.append(
+                f"pending: {cards_str([int(st[K.PENDING])])} taking "
+                f"[{cards_str(cards_of(st[K.SELECTION]))}]"
+            )
+        return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Training scripts and helpers for pasur_env agents (filled in by a later issue)."""
