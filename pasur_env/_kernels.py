@@ -418,6 +418,8 @@ def start_round(st: np.ndarray, b: int, params: np.ndarray, shuffle: bool) -> No
     for p in range(4):
         st[b, HAND + p] = 0
     if shuffle:
+        for i in range(52):  # from a fixed order: the deal depends only on the stream
+            st[b, DECK + i] = i
         _shuffle(st, b)
     _first_deal(st, b, params)
     st[b, MOVER] = (st[b, DEALER] + 1) % num_players
@@ -676,3 +678,77 @@ def enumerate_moves(st: np.ndarray, b: int, cards: np.ndarray, captured: np.ndar
             captured[n] = opts[i]
             n += 1
     return n
+
+
+# ---- information sets ------------------------------------------------------------------
+@njit(cache=True)
+def hidden_from(st: np.ndarray, b: int, seat: int, open_hand: bool) -> int:
+    """Cards of game ``b`` that ``seat`` cannot see: other hands and the stock.
+
+    Under ``open_hand`` each opponent's face-up card (its earliest-dealt card still in
+    hand) is visible. Table, piles and the pending card are public.
+    """
+    hidden = 0
+    for p in range(4):
+        if p == seat:
+            continue
+        first = True
+        for j in range(4):
+            c = st[b, ORDER + 4 * p + j]
+            if c < 0:
+                continue
+            if open_hand and first:
+                first = False
+                continue
+            first = False
+            hidden |= 1 << c
+    for i in range(st[b, STOCK_POS], 52):
+        hidden |= 1 << st[b, DECK + i]
+    return hidden
+
+
+@njit(cache=True)
+def determinize_kernel(
+    st: np.ndarray, b: int, seat: int, open_hand: bool, seeds: np.ndarray, out: np.ndarray
+) -> None:
+    """Copies of game ``b`` with the cards hidden from ``seat`` dealt anew at random.
+
+    Every hidden slot (another seat's unseen hand card, a stock position) receives a
+    uniformly random permutation of the hidden cards, so each copy is a position
+    consistent with everything ``seat`` has seen. Copy ``i`` uses stream ``seeds[i]``.
+    """
+    cols = np.empty(52, dtype=np.int64)
+    n = 0
+    for p in range(4):
+        if p == seat:
+            continue
+        first = True
+        for j in range(4):
+            c = st[b, ORDER + 4 * p + j]
+            if c < 0:
+                continue
+            if not (open_hand and first):
+                cols[n] = ORDER + 4 * p + j
+                n += 1
+            first = False
+    for i in range(st[b, STOCK_POS], 52):
+        cols[n] = DECK + i
+        n += 1
+    for i in prange(out.shape[0]):
+        for k in range(NCOL):
+            out[i, k] = st[b, k]
+        out[i, RNG] = seeds[i]
+        for k in range(n - 1, 0, -1):  # Fisher-Yates over the hidden slots
+            j = _random_below(out, i, k + 1)
+            tmp = out[i, cols[k]]
+            out[i, cols[k]] = out[i, cols[j]]
+            out[i, cols[j]] = tmp
+        for p in range(4):
+            if p == seat:
+                continue
+            hand = 0
+            for j in range(4):
+                c = out[i, ORDER + 4 * p + j]
+                if c >= 0:
+                    hand |= 1 << c
+            out[i, HAND + p] = hand

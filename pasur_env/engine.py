@@ -16,7 +16,7 @@ from __future__ import annotations
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numba
 import numpy as np
@@ -61,23 +61,63 @@ def _kernel(name: str, parallel: bool) -> Any:
     return _PARALLEL[name]
 
 
-class StepInfo(NamedTuple):
+class StepInfo:
     """What one :meth:`Engine.step` did in each game (arrays with a leading batch axis).
 
-    ``round_points``, ``scores``, ``surs`` and ``clubs`` are per *side* and are only
-    meaningful where ``round_end`` is set; ``scores`` are the game scores after the
-    round (before an automatic reset). ``winner`` is the winning side where
-    ``game_end`` (the round's winner for one-round episodes; -1 for a tie), else -1.
+    Fields (read lazily from the step's info buffer, so a step pays only for what
+    its caller reads): ``actor`` (seat that acted), ``round_end``, ``game_end``,
+    ``winner``, and per *side* ``round_points``, ``scores``, ``surs``, ``clubs``.
+    The per-side fields are only meaningful where ``round_end`` is set; ``scores``
+    are the game scores after the round (before an automatic reset). ``winner`` is
+    the winning side where ``game_end`` (the round's winner for one-round episodes;
+    -1 for a tie), else -1.
     """
 
-    actor: np.ndarray
-    round_end: np.ndarray
-    game_end: np.ndarray
-    winner: np.ndarray
-    round_points: np.ndarray
-    scores: np.ndarray
-    surs: np.ndarray
-    clubs: np.ndarray
+    __slots__ = ("_info", "_S")
+
+    def __init__(self, info: np.ndarray, num_sides: int) -> None:
+        self._info = info
+        self._S = num_sides
+
+    def _sides(self, col: int) -> np.ndarray:
+        return self._info[:, col:col + self._S]
+
+    @property
+    def actor(self) -> np.ndarray:
+        return self._info[:, K.I_ACTOR]
+
+    @property
+    def round_end(self) -> np.ndarray:
+        return self._info[:, K.I_ROUND_END] != 0
+
+    @property
+    def game_end(self) -> np.ndarray:
+        return self._info[:, K.I_GAME_END] != 0
+
+    @property
+    def winner(self) -> np.ndarray:
+        return self._info[:, K.I_WINNER]
+
+    @property
+    def round_points(self) -> np.ndarray:
+        return self._sides(K.I_POINTS)
+
+    @property
+    def scores(self) -> np.ndarray:
+        return self._sides(K.I_SCORES)
+
+    @property
+    def surs(self) -> np.ndarray:
+        return self._sides(K.I_SURS)
+
+    @property
+    def clubs(self) -> np.ndarray:
+        return self._sides(K.I_CLUBS)
+
+    @property
+    def any_round_end(self) -> bool:
+        """Whether any game finished a round in this step."""
+        return bool(self._info[:, K.I_ROUND_END].any())
 
 
 @dataclass
@@ -101,21 +141,6 @@ class Position:
     start_dealer: int | None = None
     seed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _step_info(info: np.ndarray, num_sides: int) -> StepInfo:
-    """Views of one step's fresh info buffer (see ``_kernels.I_*``)."""
-    S = num_sides
-    return StepInfo(
-        actor=info[:, K.I_ACTOR],
-        round_end=info[:, K.I_ROUND_END] != 0,
-        game_end=info[:, K.I_GAME_END] != 0,
-        winner=info[:, K.I_WINNER],
-        round_points=info[:, K.I_POINTS : K.I_POINTS + S],
-        scores=info[:, K.I_SCORES : K.I_SCORES + S],
-        surs=info[:, K.I_SURS : K.I_SURS + S],
-        clubs=info[:, K.I_CLUBS : K.I_CLUBS + S],
-    )
 
 
 def action_str(action: int) -> str:
@@ -341,10 +366,7 @@ class Engine:
                 raise ValueError(f"dealer must be a seat in 0..{P - 1}, got {dealer!r}")
         self.state[:, K.START_DEALER] = dealers
         shuffle = deck is None
-        if deck is None:
-            # shuffle from a fixed order so that the same seed gives the same deals
-            self.state[:, K.DECK : K.DECK + 52] = np.arange(52)
-        else:
+        if deck is not None:
             arr = np.asarray(deck, dtype=object)
             if arr.ndim == 2:
                 if arr.shape[0] != B:
@@ -396,7 +418,7 @@ class Engine:
             (the message names the game, the action and the legal ones).
         """
         acts = np.asarray(actions)
-        if acts.dtype == np.bool_ or not np.issubdtype(acts.dtype, np.integer):
+        if acts.dtype.kind not in "iu":
             raise TypeError(f"actions must be an integer array, got dtype {acts.dtype}")
         if acts.shape != (self.num_games,):
             if self.num_games == 1 and acts.shape == ():
@@ -417,7 +439,7 @@ class Engine:
                 f"legal actions: {legal} ({', '.join(action_str(a) for a in legal)})"
                 + (f" [{nbad - 1} other game(s) also illegal]" if nbad > 1 else "")
             )
-        return _step_info(info, self.rules.num_sides)
+        return StepInfo(info, self.rules.num_sides)
 
     def random_playout(self, steps: int, seed: int = 0) -> int:
         """Play ``steps`` uniformly random actions in every game inside one compiled loop.
@@ -463,6 +485,26 @@ class Engine:
             raise ValueError(f"({card_code(c)}, {[card_code(x) for x in cap]}) is not a legal move")
         n, _ = K.resolve_play(int(self.state[game, K.TABLE]), c)
         return [c] if n < 2 else [c] + [52 + t for t in cap]
+
+    def determinize(
+        self, game: int, n: int, seat: int | None = None, seed: int | None = None
+    ) -> Engine:
+        """``n`` copies of ``game`` in which the cards ``seat`` cannot see are re-dealt.
+
+        The cards in other seats' hands (face-up Ru Baaz cards excepted) and in the stock
+        are permuted uniformly at random over those places: each copy is a position
+        consistent with what ``seat`` (default: the mover) has seen. This is the sampling
+        step of determinized / information-set search.
+        """
+        seat = int(self.state[game, K.MOVER]) if seat is None else int(seat)
+        seeds = np.random.SeedSequence(seed).generate_state(int(n), np.uint64).view(np.int64)
+        out = np.empty((int(n), K.NCOL), dtype=np.int64)
+        K.determinize_kernel(self.state, int(game), seat, self.rules.open_hand, seeds, out)
+        return self._with_state(out)
+
+    def hidden_cards(self, game: int, seat: int) -> list[int]:
+        """Card ids that ``seat`` cannot see in ``game`` (other hands and the stock)."""
+        return cards_of(K.hidden_from(self.state, int(game), int(seat), self.rules.open_hand))
 
     def capture_is_sur(self, game: int, card: int, captured: Sequence[int]) -> bool:
         """Whether the full move ``(card, captured)`` would be a sur in ``game``."""

@@ -1,0 +1,287 @@
+# noqa: D212, D415
+"""
+# Pasur (PettingZoo AEC)
+
+| Import             | `from pasur_env import pasur_v0`                     |
+|--------------------|------------------------------------------------------|
+| Actions            | Discrete                                             |
+| Parallel API       | No                                                   |
+| Manual Control     | Yes (`pasur play`)                                   |
+| Agents             | `agents = ['player_0', ..., 'player_{P-1}']`         |
+| Agents             | 2, 3 or 4                                            |
+| Action Shape       | (1,)                                                 |
+| Action Values      | Discrete(104)                                        |
+| Observation Shape  | (N,) with N = 437 (P=2), 544 (P=3), 542 (P=4)        |
+| Observation Values | [0, 1]                                               |
+
+Pasur (Pasoor, Chahâr Barg) is the Persian fishing card game: play a card from hand
+and take table cards with it (numerals summing to 11 with the played card, a jack
+sweeps numerals and jacks, a king or queen takes one of its rank); clearing the
+table is a *sur*. After the last deal, points are counted for clubs, 10♦, 2♣, aces,
+jacks and surs; a game goes to 62. The rules are exactly those of
+`docs/rules.md` (normative reference `pasur-rules.md`), computed by the batched
+compiled engine (`pasur_env.Engine`); this env is a thin layer over one game of it.
+
+### Arguments
+
+`pasur_v0.env(num_players=2, preset=None, episode=None, reward=None, max_rounds=None,
+render_mode=None, **rule_flags)`:
+
+* every rule flag of `pasur_env.Rules` (`num_players`, `target_score`, `sur_points`,
+  `sur_cancel`, `sur_cutoff`, `jack_sur`, `initial_jacks`, `clubs_points`,
+  `clubs_rule`, `club_tie`, `open_hand`);
+* `preset`: `"classic"` (default) or `"cfr_paper"` (which also defaults `episode`
+  to `"round"` and `reward` to `"diff"`);
+* `episode`: `"game"` (default: rounds until a side wins) or `"round"` (one round);
+* `reward`: `"win"` (default), `"points"` or `"diff"` (see Rewards);
+* `max_rounds`: truncate a game after this many rounds (default: never);
+* `render_mode`: `"ansi"` or `"human"`.
+
+Unknown keywords raise `TypeError`; bad values raise `ValueError`.
+
+### Observation Space
+
+A dict: `observation` is `Box(0, 1, (N,), float32)` written from the observing
+seat (own hand, table, each side's pile, unseen cards, pending card and selection,
+phase, clubs/surs/scores per side, deal index, stock size, hand sizes, relative
+dealer and last capturer, opponents' face-up cards under `open_hand`; the exact
+offsets are in `pasur_env.encoding` and `docs/environment.md`). It never contains
+another seat's hidden cards. `action_mask` is `Box(0, 1, (104,), int8)`: the legal
+actions of the agent to move, all zeros for every other agent.
+
+### Action Space
+
+`Discrete(104)`: `0..51` = PLAY card id (`4 * rank + suit`, A♣ = 0 ... K♠ = 51),
+`52..103` = TAKE table card id `a - 52`. A played card with several capture options
+starts the CAPTURE phase: the same agent is selected again and takes the cards of
+its chosen option one at a time in ascending id order (each option is exactly one
+action sequence). A turn ends when the card is laid or a capture is complete.
+
+### Rewards
+
+Paid to every agent at the step that ends a round (and accumulated per PettingZoo
+convention until the agent acts):
+
+| `reward` | when | amount |
+|---|---|---|
+| `win` | game end, or round end if `episode="round"` | +1 winners, -1 others; 0 on a tie |
+| `points` | each round end | the seat's side's round points |
+| `diff` | each round end | side's round points minus the mean of the other sides' |
+
+At the step that ends a round every agent's `info` holds `round_points` (list of P:
+each seat's side's points that round) and `scores` (game score per seat after it).
+
+### Episode End
+
+`episode="game"`: when after a round some side has at least `target_score` and
+strictly more than every other side (ties play on); `episode="round"`: after one
+round. `max_rounds` truncates. `reset(seed, options={"deck": [52 codes, top first],
+"dealer": d})` fixes the first deck and dealer; the same seed gives the same game.
+
+### Version History
+
+* v0: initial release (pasur_env 0.1.0)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .encoding import encode, observation_size
+from .engine import Engine, action_str
+from .rewards import check_modes, seat_rewards
+from .rules import PRESET_ENV_DEFAULTS, make_rules
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Pasur AEC env in PettingZoo's standard wrappers.
+
+    An illegal action ends the game with -1 for the offender (TerminateIllegalWrapper),
+    out-of-range actions are asserted, and the call order is enforced.
+    """
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    """Pasur as a PettingZoo AEC env over a one-game :class:`pasur_env.Engine`."""
+
+    metadata = {
+        "name": "pasur_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        preset: str | None = None,
+        episode: str | None = None,
+        reward: str | None = None,
+        max_rounds: int | None = None,
+        render_mode: str | None = None,
+        **rule_flags: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            preset=preset,
+            episode=episode,
+            reward=reward,
+            max_rounds=max_rounds,
+            render_mode=render_mode,
+            **rule_flags,
+        )
+        super().__init__()
+        self.rules = make_rules(preset=preset, **rule_flags)
+        defaults = PRESET_ENV_DEFAULTS.get(preset or "classic", {})
+        self.episode = episode if episode is not None else defaults.get("episode", "game")
+        self.reward_mode = reward if reward is not None else defaults.get("reward", "win")
+        check_modes(self.reward_mode, self.episode)
+        if max_rounds is not None and (isinstance(max_rounds, bool) or int(max_rounds) < 1):
+            raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
+        self.max_rounds = max_rounds
+        self.render_mode = render_mode
+        #: seat whose view `render` shows; None = the agent to move
+        self.viewer: int | None = None
+        P = self.rules.num_players
+        self.possible_agents = [f"player_{i}" for i in range(P)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        n_obs = observation_size(self.rules)
+        self.observation_spaces = {
+            a: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, 1.0, (n_obs,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (104,), np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(104) for a in self.possible_agents}
+        self.engine = Engine(
+            1, rules=self.rules, episode=self.episode, auto_reset=False, parallel=False
+        )
+        self._zero_mask = np.zeros(104, dtype=np.int8)
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ---- episode ----------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        options = dict(options or {})
+        unknown = set(options) - {"deck", "dealer"}
+        if unknown:  # gymnasium convention: other options are ignored (api_test sends some)
+            gymnasium.logger.warn(f"ignoring unknown reset option(s) {sorted(unknown)}")
+        self.engine.reset(seed=seed, deck=options.get("deck"), dealer=options.get("dealer"))
+        if seed is not None:
+            for i, a in enumerate(self.possible_agents):
+                self.action_spaces[a].seed(seed + i)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.rounds_played = 0
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        cached = self._obs_cache.get(agent)
+        if cached is not None:
+            return cached
+        seat = self._seat[agent]
+        obs = encode(self.engine, np.zeros(1, dtype=np.int64), np.array([seat]))[0]
+        if (
+            agent == self.agent_selection
+            and self.engine.phase[0] != 2
+            and agent in self.agents
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
+            mask = self.engine.legal_mask()[0].astype(np.int8)
+        else:
+            mask = self._zero_mask.copy()
+        out = {"observation": obs, "action_mask": mask}
+        self._obs_cache[agent] = out
+        return out
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if (
+                isinstance(action, np.ndarray)
+                and action.shape in ((), (1,))
+                and np.issubdtype(action.dtype, np.integer)
+            ):
+                action = int(action.reshape(-1)[0])
+            else:
+                raise TypeError(f"{agent}: action must be an int in 0..103, got {action!r}")
+        action = int(action)
+        try:
+            info = self.engine.step(np.array([action], dtype=np.int64))
+        except ValueError:
+            legal = self.engine.legal_actions(0)
+            raise ValueError(
+                f"illegal action {action} ({action_str(action)}) for {agent}; legal actions: "
+                f"{legal} ({', '.join(action_str(a) for a in legal)})"
+            ) from None
+        self._cumulative_rewards[agent] = 0.0
+        self.infos[agent] = {}
+        self._obs_cache = {}
+        if not info.round_end[0]:  # rewards are only paid at round ends
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+        else:
+            r = seat_rewards(info, self.rules, self.reward_mode)[0]
+            self.rewards = {a: float(r[i]) for i, a in enumerate(self.agents)}
+            self.rounds_played += 1
+            sides = [self.rules.side_of(s) for s in range(self.rules.num_players)]
+            round_points = [int(info.round_points[0, s]) for s in sides]
+            scores = [int(info.scores[0, s]) for s in sides]
+            for a in self.agents:
+                self.infos[a] = {"round_points": round_points, "scores": scores}
+            if info.game_end[0]:
+                self.terminations = dict.fromkeys(self.agents, True)
+            elif self.max_rounds is not None and self.rounds_played >= self.max_rounds:
+                self.truncations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # ---- rendering -----------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        viewer = self.viewer if self.viewer is not None else self._seat[self.agent_selection]
+        text = self.engine.render(0, viewer=viewer)
+        if self.engine.phase[0] == 2:
+            text += "\ngame over"
+        else:
+            text = f"view of player_{viewer}\n" + text
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

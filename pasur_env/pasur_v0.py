@@ -1,0 +1,5 @@
+"""Versioned entry point, PettingZoo style: ``from pasur_env import pasur_v0; pasur_v0.env()``."""
+
+from .aec_env import env, raw_env
+
+__all__ = ["env", "raw_env"]
