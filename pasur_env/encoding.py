@@ -32,7 +32,7 @@ field                     size         meaning
                                        nobody captured yet this round)
 ========================  ===========  =====================================================
 
-Size: ``52 * (6 + S) + 2 + 3 * S + 7 + 3 * P`` (437 for 2 players, 544 for 3, 542
+Size: ``52 * (6 + S) + 2 + 3 * S + 7 + 3 * P`` (437 for 2 players, 495 for 3, 443
 for 4). :func:`observation_layout` returns the offsets for given rules.
 """
 
