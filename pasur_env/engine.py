@@ -347,15 +347,12 @@ class Engine:
             dealer: the first round's dealer (default seat P - 1), one int or one per game.
         """
         B, P = self.num_games, self.rules.num_players
-        if seed is not None or not self.state[:, K.RNG].any():
-            if seed is not None and (
-                isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-            ):
+        # validate everything first: a failed reset leaves the games untouched
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
                 raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-            if seed is not None and seed < 0:
+            if seed < 0:
                 raise ValueError(f"seed must be non-negative, got {seed}")
-            base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
-            K.seed_streams(self.state, np.uint64(base), 0)
         if dealer is None:
             dealers = np.full(B, P - 1, dtype=np.int64)
         else:
@@ -364,17 +361,22 @@ class Engine:
                 raise TypeError(f"dealer must be an int seat, got {dealer!r}")
             if dealers.min() < 0 or dealers.max() >= P:
                 raise ValueError(f"dealer must be a seat in 0..{P - 1}, got {dealer!r}")
-        self.state[:, K.START_DEALER] = dealers
-        shuffle = deck is None
+        decks = None
         if deck is not None:
             arr = np.asarray(deck, dtype=object)
             if arr.ndim == 2:
                 if arr.shape[0] != B:
                     raise ValueError(f"a (B, 52) deck array needs B={B} rows, got {arr.shape[0]}")
-                rows = [parse_deck(list(r)) for r in arr]
-                self.state[:, K.DECK : K.DECK + 52] = np.stack(rows)
+                decks = np.stack([parse_deck(list(r)) for r in arr])
             else:
-                self.state[:, K.DECK : K.DECK + 52] = parse_deck(deck)[None, :]
+                decks = parse_deck(deck)[None, :]
+        if seed is not None or not self.state[:, K.RNG].any():
+            base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+            K.seed_streams(self.state, np.uint64(base), 0)
+        self.state[:, K.START_DEALER] = dealers
+        shuffle = decks is None
+        if decks is not None:
+            self.state[:, K.DECK : K.DECK + 52] = decks
         _kernel("reset", self._use_parallel())(
             self.state, self.params, np.ones(B, dtype=np.bool_), shuffle
         )
