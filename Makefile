@@ -6,7 +6,7 @@ PIP := $(BIN)/python -m pip
 PIP_INSTALL := $(PIP) install --disable-pip-version-check -c constraints.txt
 PYTEST_JOBS ?= 2
 
-.PHONY: venv test lint demo bench clean
+.PHONY: venv test lint demo bench train train-long clean
 
 venv: $(VENV)/.installed-dev
 
@@ -18,7 +18,7 @@ $(BIN)/python:
 
 # Stamps: reinstall only when the project metadata or the pins change.
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP_INSTALL) -e ".[dev]"
+	$(PIP_INSTALL) -e ".[dev,train]"
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml constraints.txt | $(BIN)/python
@@ -27,7 +27,7 @@ $(VENV)/.installed-bench: pyproject.toml constraints.txt | $(BIN)/python
 
 # pytest exits 5 when it collected no tests: make that a failure with a clear message.
 test: venv
-	@rc=0; $(BIN)/python -m pytest -n $(PYTEST_JOBS) tests || rc=$$?; \
+	@rc=0; $(BIN)/python -m pytest -n $(PYTEST_JOBS) --nbmake tests notebooks || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests (exit code 5)" >&2; fi; \
 	exit $$rc
 
@@ -36,6 +36,16 @@ lint: venv
 
 demo: venv
 	$(BIN)/python -m pasur_env.demo
+
+# The main job: train a 2-player agent by self-play (about 20 min on 2 cores), evaluate it
+# against random, greedy and heuristic, and write runs/$(RUN)/report.md with plots.
+RUN ?= ppo
+train: venv
+	$(BIN)/python -m train.ppo --name $(RUN) $(TRAIN_ARGS)
+
+# The longer configuration (several hours on 2 cores) for stronger agents.
+train-long: venv
+	$(BIN)/python -m train.ppo --config long --name $(RUN)_long $(TRAIN_ARGS)
 
 bench: venv $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_engine.py

@@ -442,6 +442,17 @@ def new_game(st: np.ndarray, b: int, params: np.ndarray, shuffle: bool) -> None:
 
 
 # ---- scoring -----------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def card_points(cards: int) -> int:
+    """Points the cards of a mask are worth by themselves (10♦ 3, 2♣ 2, aces, jacks 1)."""
+    pts = popcount(cards & ACE_BITS) + popcount(cards & JACK_BITS)
+    if cards & TEN_DIAMONDS_BIT:
+        pts += 3
+    if cards & TWO_CLUBS_BIT:
+        pts += 2
+    return pts
+
+
 @njit(cache=True)
 def _score_round(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray) -> None:
     """Sweep the leftovers, score the round (§6), and record it in ``info``."""
@@ -473,11 +484,7 @@ def _score_round(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray) -
     target = params[P_TARGET]
     for s in range(sides):
         pile = st[b, PILE + s]
-        pts = popcount(pile & ACE_BITS) + popcount(pile & JACK_BITS)
-        if pile & TEN_DIAMONDS_BIT:
-            pts += 3
-        if pile & TWO_CLUBS_BIT:
-            pts += 2
+        pts = card_points(pile)
         if s == leader:
             pts += club_award
         surs = st[b, SURS + s]
@@ -752,3 +759,61 @@ def determinize_kernel(
                 if c >= 0:
                     hand |= 1 << c
             out[i, HAND + p] = hand
+
+
+# ---- move features (observation) ---------------------------------------------------------
+MOVE_FEATURES = 6
+
+
+@njit(cache=True)
+def move_summary(
+    st: np.ndarray, b: int, params: np.ndarray, seat: int, out: np.ndarray, off: int
+) -> None:
+    """What each card in ``seat``'s hand could capture now, as 6 planes of 52 from ``off``.
+
+    Plane k, entry c (for a card c in the hand with at least one capture option):
+    0 has an option; 1 number of options / 4 (capped at 1); 2 best immediate points of
+    a capture with c (card points of c and the captured cards, plus ``sur_points`` if
+    it is a sur) / 10, capped; 3 some option is a sur; 4 most clubs taken (c included)
+    / 4, capped; 5 most cards taken / 6, capped. Everything here is visible to the
+    seat (its hand and the table), and the options come from the rules' own
+    enumeration, so a learner need not rediscover the sums-to-11 arithmetic.
+    """
+    hand = st[b, HAND + seat]
+    table = st[b, TABLE]
+    opts = np.empty(256, dtype=np.int64)
+    while hand:
+        c = lowest(hand)
+        hand &= hand - 1
+        n = enumerate_options(table, c, opts)
+        if n <= 0:
+            continue
+        best = 0
+        sur = 0
+        clubs = 0
+        most = 0
+        for i in range(n):
+            taken = opts[i] | (1 << c)
+            v = card_points(taken)
+            if capture_is_sur(st, b, params, c, opts[i]):
+                v += params[P_SUR_POINTS]
+                sur = 1
+            best = max(best, v)
+            clubs = max(clubs, popcount(taken & CLUB_BITS))
+            most = max(most, popcount(opts[i]))
+        out[off + c] = 1.0
+        out[off + 52 + c] = min(n / 4.0, 1.0)
+        out[off + 104 + c] = min(best / 10.0, 1.0)
+        out[off + 156 + c] = sur
+        out[off + 208 + c] = min(clubs / 4.0, 1.0)
+        out[off + 260 + c] = min(most / 6.0, 1.0)
+
+
+@njit(cache=True)
+def move_summary_kernel(
+    st: np.ndarray, games: np.ndarray, seats: np.ndarray, params: np.ndarray, out: np.ndarray
+) -> None:
+    """:func:`move_summary` for a batch of (game, seat) pairs into ``out`` (n, 312)."""
+    for i in range(games.shape[0]):
+        out[i, :] = 0.0
+        move_summary(st, games[i], params, seats[i], out[i], 0)

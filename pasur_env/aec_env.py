@@ -11,7 +11,7 @@
 | Agents             | 2, 3 or 4                                            |
 | Action Shape       | (1,)                                                 |
 | Action Values      | Discrete(104)                                        |
-| Observation Shape  | (N,) with N = 437 (P=2), 495 (P=3), 443 (P=4)        |
+| Observation Shape  | (N,) with N = 749 (P=2), 807 (P=3), 755 (P=4)        |
 | Observation Values | [0, 1]                                               |
 
 Pasur (Pasoor, Chahâr Barg) is the Persian fishing card game: play a card from hand

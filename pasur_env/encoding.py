@@ -30,9 +30,14 @@ field                     size         meaning
 ``dealer[k]``             P            one-hot relative seat of the dealer
 ``last_capturer[k]``      P            one-hot relative seat of the last capturer (all 0:
                                        nobody captured yet this round)
+``moves``                 6 x 52       per card of the observer's hand, what it captures now:
+                                       has an option; options / 4; best immediate points
+                                       (card points + sur) / 10; a sur is possible; most
+                                       clubs taken / 4; most cards taken / 6
+                                       (``_kernels.move_summary``)
 ========================  ===========  =====================================================
 
-Size: ``52 * (6 + S) + 2 + 3 * S + 7 + 3 * P`` (437 for 2 players, 495 for 3, 443
+Size: ``52 * (12 + S) + 2 + 3 * S + 7 + 3 * P`` (749 for 2 players, 807 for 3, 755
 for 4). :func:`observation_layout` returns the offsets for given rules.
 """
 
@@ -68,6 +73,7 @@ def observation_layout(rules: Rules) -> dict[str, tuple[int, int]]:
         ("hand_size", P),
         ("dealer", P),
         ("last_capturer", P),
+        ("moves", 52 * K.MOVE_FEATURES),
     ]
     out, off = {}, 0
     for name, size in sizes:
@@ -79,7 +85,7 @@ def observation_layout(rules: Rules) -> dict[str, tuple[int, int]]:
 def observation_size(rules: Rules) -> int:
     """Length N of the observation vector for ``rules``."""
     P, S = rules.num_players, rules.num_sides
-    return 52 * (6 + S) + 2 + 3 * S + 7 + 3 * P
+    return 52 * (6 + S) + 2 + 3 * S + 7 + 3 * P + 52 * K.MOVE_FEATURES
 
 
 _BIT = np.int64(1) << np.arange(64, dtype=np.int64)
@@ -206,11 +212,13 @@ def encode_numpy(
     who = g[:, t + 5 : t + 7] - seat[:, None]  # dealer, last capturer relative to observer
     who = np.where(g[:, t + 5 : t + 7] < 0, -1, who % P)
     obs[:, o : o + 2 * P] = (who[:, :, None] == plan.rel).reshape(n, 2 * P)
+    idx = np.arange(engine.num_games) if games is None else np.asarray(games, dtype=np.int64)
+    K.move_summary_kernel(engine.state, idx.reshape(-1), seat, engine.params, obs[:, o + 2 * P :])
     return obs
 
 
 @njit(cache=True)
-def _encode_kernel(st, games, seats, P, S, open_hand, target, out):  # noqa: ANN001
+def _encode_kernel(st, games, seats, params, P, S, open_hand, target, out):  # noqa: ANN001
     """Compiled twin of :func:`encode_numpy`; returns the index of a bad seat, or -1."""
     n = games.shape[0]
     for i in range(n):
@@ -271,6 +279,7 @@ def _encode_kernel(st, games, seats, P, S, open_hand, target, out):  # noqa: ANN
         x += P
         if st[b, K.LAST_CAP] >= 0:
             o[x + (st[b, K.LAST_CAP] - seat) % P] = 1.0
+        K.move_summary(st, b, params, seat, o, x + P)
     return -1
 
 
@@ -309,6 +318,7 @@ def encode(
         engine.state,
         games,
         seats,
+        engine.params,
         P,
         rules.num_sides,
         rules.open_hand,

@@ -1,0 +1,203 @@
+"""The ``pasur`` command: evaluate agents, run tournaments, play in the terminal.
+
+::
+
+    pasur eval greedy random --rounds 10000 --json out.json
+    pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
+    pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
+    pasur play --opponent heuristic --players 2 --seed 7
+    pasur agents
+
+Agent specs are registry names (``pasur agents`` lists them), optionally with
+options (``ismcts:budget=200``), or paths of saved models once a loader is
+registered. Rule flags go through ``--rule flag=value`` (``--rule target_score=31
+sur_points=3``) and ``--preset``. See docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .evaluate import _parse_value
+
+__all__ = ["main", "build_parser"]
+
+
+def _rules(items: Sequence[str] | None) -> dict[str, Any]:
+    flags: dict[str, Any] = {}
+    for item in items or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(
+                f"--rule expects flag=value (e.g. target_score=31), got {item!r}; "
+                "put --rule after the agent names"
+            )
+        flags[key.strip()] = _parse_value(value)
+    return flags
+
+
+def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
+    p.add_argument("--rounds", type=int, default=rounds,
+                   help=f"rounds to play (per pair in a tournament; default {rounds})")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                   help="players per game (4 = two teams); default 2")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    p.add_argument("--batch", type=int, default=4096,
+                   help="games advanced together (default 4096)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
+    p.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
+                   help="rule flags, e.g. --rule target_score=31 sur_points=3")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pasur",
+        description="Pasur agents: duplicate-deal evaluation, tournaments, and play.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    ev = sub.add_parser(
+        "eval", help="evaluate agent A against agent B on duplicate deals",
+        description="Play A against B on duplicate deals (every deal in all seatings) and "
+        "report A's mean point difference per round with a 95% confidence interval.",
+    )
+    ev.add_argument("a", help="agent A (e.g. greedy, heuristic, ismcts:budget=200)")
+    ev.add_argument("b", help="agent B")
+    _add_common(ev, 10_000)
+    ev.add_argument("--games", type=int, default=None,
+                    help="also play this many games to the target score (game win rate)")
+    ev.add_argument("--mode", choices=("round", "game"), default="round",
+                    help="round: one-round deals (default); game: only games to the target")
+    ev.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
+                    help="write the result as JSON to PATH (no PATH or '-': stdout)")
+
+    tr = sub.add_parser(
+        "tournament", help="round robin and Elo ladder",
+        description="Play every pair of agents on duplicate deals and print an Elo ladder "
+        "(Bradley-Terry on round results) with 95% bootstrap intervals.",
+    )
+    tr.add_argument("agents", nargs="+", help="two or more agent specs")
+    _add_common(tr, 2000)
+    tr.add_argument("--bootstrap", type=int, default=500,
+                    help="bootstrap resamples for the intervals (default 500)")
+    tr.add_argument("--anchor", default=None, help="agent fixed at --base (default: the mean)")
+    tr.add_argument("--base", type=float, default=1500.0, help="rating scale origin (1500)")
+    tr.add_argument("--markdown", metavar="PATH", help="write the ladder as a markdown table")
+    tr.add_argument("--plot", metavar="PATH", help="save a plot of the ratings (matplotlib)")
+    tr.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
+                    help="write the results as JSON to PATH (no PATH or '-': stdout)")
+
+    pl = sub.add_parser(
+        "play", help="play against agents in the terminal",
+        description="Play Pasur in the terminal against agents.",
+    )
+    pl.add_argument("--opponent", action="append", default=None, metavar="AGENT",
+                    help="agent for the other seats (default greedy); repeat it to give "
+                    "one agent per other seat, in seat order")
+    pl.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    pl.add_argument("--seed", type=int, default=None, help="seed (default: random)")
+    pl.add_argument("--seat", type=int, default=0, help="your seat (default 0: you lead)")
+    pl.add_argument("--episode", choices=("game", "round"), default="game",
+                    help="a game to the target score (default) or a single round")
+    pl.add_argument("--deck", default=None,
+                    help="first deck: 52 card codes, top first (e.g. for practice)")
+    pl.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
+    pl.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
+                    help="rule flags, e.g. --rule target_score=31")
+
+    sub.add_parser("agents", help="list the registered agent names")
+    return parser
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from .evaluate import evaluate
+    from .tournament import write_json
+
+    res = evaluate(
+        args.a, args.b, rounds=args.rounds, players=args.players, seed=args.seed,
+        mode=args.mode, games=args.games, batch=args.batch, progress=not args.no_progress,
+        preset=args.preset, **_rules(args.rule),
+    )
+    to_stdout = args.json == "-"
+    print(res.summary(), file=sys.stderr if to_stdout else sys.stdout)
+    if args.json is not None:
+        write_json(res, args.json, sys.stdout)
+        if not to_stdout:
+            print(f"wrote {args.json}")
+    return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from .tournament import tournament, write_json
+
+    res = tournament(
+        args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
+        batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
+        anchor=args.anchor, base=args.base, preset=args.preset, **_rules(args.rule),
+    )
+    to_stdout = args.json == "-"
+    out = sys.stderr if to_stdout else sys.stdout
+    print(res.table(), file=out)
+    if args.markdown:
+        res.write_markdown(args.markdown)
+        print(f"wrote {args.markdown}", file=out)
+    if args.plot:
+        res.plot(args.plot)
+        print(f"wrote {args.plot}", file=out)
+    if args.json is not None:
+        write_json(res, args.json, sys.stdout)
+        if not to_stdout:
+            print(f"wrote {args.json}")
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from pasur_env.cards import parse_cards
+
+    from .play import play
+
+    opponents = args.opponent or ["greedy"]
+    kwargs = _rules(args.rule)
+    if args.preset:
+        kwargs["preset"] = args.preset
+    deck = parse_cards(args.deck) if args.deck else None
+    return play(
+        opponents if len(opponents) > 1 else opponents[0], players=args.players,
+        seed=args.seed, seat=args.seat, episode=args.episode, deck=deck, **kwargs,
+    )
+
+
+def _agents(args: argparse.Namespace) -> int:
+    from .registry import AGENT_NAMES
+
+    print("\n".join(AGENT_NAMES))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``pasur`` command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = {"eval": _eval, "tournament": _tournament, "play": _play, "agents": _agents}
+    try:
+        return handler[args.command](args)
+    except (ValueError, TypeError) as e:
+        print(f"pasur {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `pasur tournament ... | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

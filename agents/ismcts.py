@@ -1,0 +1,364 @@
+"""Determinized search (flat information-set Monte Carlo) over full moves.
+
+At a decision of seat ``s`` in game ``g``:
+
+1. the position is reduced to ``s``'s information set: the cards hidden from ``s``
+   (``hidden_from``) are written into the hidden slots in ascending order and the
+   other seats' deal orders are compacted, so nothing ``s`` cannot see survives;
+2. ``K = max(1, budget // M)`` determinizations are drawn from it with the engine's
+   ``determinize_kernel`` (hidden cards re-dealt uniformly at random), ``M`` = the
+   number of full moves;
+3. every full move is played in every determinization (common random numbers), and
+   the round is played out by the rollout policy (by default the heuristic for the
+   first ``plies`` actions, then greedy, for every seat; optionally epsilon-greedy)
+   with one-round semantics: the engine stops at the round's end, whose scoring
+   (clubs, cards, surs after cancellation, the leftover to the last capturer) gives
+   the result;
+4. the move with the best mean of ``my side's round points − mean of the other
+   sides'`` is played.
+
+``budget`` is the number of rollouts per decision (``K × M``, at least one per move).
+All of it runs in one compiled kernel, in parallel over the decisions of a batch.
+A multi-step capture is completed as planned: the move chosen at PLAY time is
+remembered (keyed on the public position) and its TAKEs are emitted in ascending id
+order; without a plan (e.g. another policy played the card) the options of the
+pending card are searched the same way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, prange
+
+from pasur_env import _kernels as K
+
+from .base import Agent, GameView, check_actions
+from .greedy import (
+    MOVE_BUF,
+    NO_RESET,
+    ROW0,
+    decision_moves,
+    emit_action,
+    greedy_action,
+    low,
+    parallel_twin,
+    side_of,
+)
+from .heuristic import heuristic_action, heuristic_params
+
+__all__ = ["ISMCTSAgent", "canonical_infoset", "DEFAULT_BUDGET", "DEFAULT_PLIES"]
+
+#: rollouts per decision (see docs/agents.md for the strength/time trade-off)
+DEFAULT_BUDGET = 300
+#: rollout steps played by the heuristic before greedy takes over
+DEFAULT_PLIES = 6
+ROLLOUT_POLICIES = ("greedy", "heuristic")
+
+
+@njit(cache=True)
+def _splitmix(z: np.uint64) -> tuple[np.uint64, np.uint64]:
+    z = z + np.uint64(0x9E3779B97F4A7C15)
+    x = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z, x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def canonical_infoset(st: np.ndarray, b: int, seat: int, open_hand: bool, out: np.ndarray) -> None:
+    """Write into ``out[0]`` a copy of game ``b`` that depends only on ``seat``'s view.
+
+    The other seats' deal orders are compacted (cards still held first, in dealing
+    order, so a Ru Baaz face-up card stays first) and the hidden cards are written in
+    ascending order into the hidden slots (their hand slots holding hidden cards,
+    then the stock). Hands are rebuilt from the orders. The random stream is zeroed.
+    """
+    hidden = K.hidden_from(st, b, seat, open_hand)
+    for k in range(K.NCOL):
+        out[0, k] = st[b, k]
+    out[0, K.RNG] = 0
+    h = hidden
+    for p in range(4):
+        if p == seat:
+            continue
+        j2 = 0
+        for j in range(4):
+            c = st[b, K.ORDER + 4 * p + j]
+            if c >= 0:
+                out[0, K.ORDER + 4 * p + j2] = c
+                j2 += 1
+        for j in range(j2, 4):
+            out[0, K.ORDER + 4 * p + j] = -1
+        hand = 0
+        for j in range(j2):
+            col = K.ORDER + 4 * p + j
+            if (hidden >> out[0, col]) & 1:
+                out[0, col] = low(h)
+                h &= h - 1
+            hand |= 1 << out[0, col]
+        out[0, K.HAND + p] = hand
+    for i in range(st[b, K.STOCK_POS], 52):
+        out[0, K.DECK + i] = low(h)
+        h &= h - 1
+
+
+@njit(cache=True)
+def _rollout_action(
+    st: np.ndarray,
+    params: np.ndarray,
+    open_hand: bool,
+    policy: int,
+    eps: float,
+    hp: np.ndarray,
+    z: np.uint64,
+    cards: np.ndarray,
+    capts: np.ndarray,
+    scores: np.ndarray,
+) -> tuple[int, np.uint64]:
+    if eps > 0.0:
+        z, x = _splitmix(z)
+        if np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0) < eps:
+            z, x = _splitmix(z)
+            u = np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+            return K.pick_legal(st, ROW0, u), z
+    if policy == 1:
+        return heuristic_action(st, ROW0, params, open_hand, hp, cards, capts, scores), z
+    return greedy_action(st, ROW0, params, cards, capts), z
+
+
+@njit(cache=True)
+def search_one(
+    st: np.ndarray,
+    g: int,
+    params: np.ndarray,
+    rparams: np.ndarray,
+    open_hand: bool,
+    budget: int,
+    policy: int,
+    plies: int,
+    eps: float,
+    hp: np.ndarray,
+    seed: np.uint64,
+    cards: np.ndarray,
+    capts: np.ndarray,
+    values: np.ndarray,
+) -> int:
+    """Search game ``g``'s decision; returns the index of the best of the listed moves.
+
+    ``cards``/``capts`` hold the moves (``decision_moves``), ``values`` receives the
+    mean result of each. ``rparams``: the rules with one-round episodes.
+    """
+    n = decision_moves(st, g, cards, capts)
+    if n <= 0:
+        return -1
+    for m in range(n):
+        values[m] = 0.0
+    if n == 1:
+        return 0
+    seat = st[g, K.MOVER]
+    P = params[K.P_PLAYERS]
+    S = params[K.P_SIDES]
+    side = side_of(seat, P)
+    canon = np.empty((1, K.NCOL), dtype=np.int64)
+    canonical_infoset(st, g, seat, open_hand, canon)
+    n_det = max(1, budget // n)
+    seeds = np.empty(n_det, dtype=np.int64)
+    z = seed
+    for d in range(n_det):
+        z, x = _splitmix(z)
+        seeds[d] = np.int64(x)
+    dets = np.empty((n_det, K.NCOL), dtype=np.int64)
+    K.determinize_kernel(canon, ROW0, seat, open_hand, seeds, dets)
+    work = np.empty((1, K.NCOL), dtype=np.int64)
+    info = np.empty((1, K.NINFO), dtype=np.int64)
+    rc = np.empty(MOVE_BUF, dtype=np.int64)
+    rk = np.empty(MOVE_BUF, dtype=np.int64)
+    rs = np.empty(MOVE_BUF, dtype=np.float64)
+    for d in range(n_det):
+        for m in range(n):
+            for k in range(K.NCOL):
+                work[0, k] = dets[d, k]
+            # the move: PLAY the card (unless pending), then its TAKEs in ascending order
+            ended = False
+            first = True
+            while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
+                first = False
+                a = emit_action(work, ROW0, cards[m], capts[m])
+                K.apply_action(work, ROW0, a, rparams, info, NO_RESET)
+                if info[0, K.I_ROUND_END]:
+                    ended = True
+                    break
+            ply = 0
+            while not ended and work[0, K.PHASE] != K.DONE:
+                pol = policy if ply < plies else 0
+                ply += 1
+                a, z = _rollout_action(work, rparams, open_hand, pol, eps, hp, z, rc, rk, rs)
+                K.apply_action(work, ROW0, a, rparams, info, NO_RESET)
+                if info[0, K.I_ROUND_END]:
+                    ended = True
+            mine = 0.0
+            other = 0.0
+            for s in range(S):
+                if s == side:
+                    mine = info[0, K.I_POINTS + s]
+                else:
+                    other += info[0, K.I_POINTS + s]
+            values[m] += mine - other / (S - 1)
+    best = 0
+    for m in range(n):
+        values[m] /= n_det
+        if values[m] > values[best]:
+            best = m
+    return best
+
+
+@njit(cache=True, parallel=False)
+def ismcts_kernel(
+    st: np.ndarray,
+    games: np.ndarray,
+    params: np.ndarray,
+    rparams: np.ndarray,
+    open_hand: bool,
+    budget: int,
+    policy: int,
+    plies: int,
+    eps: float,
+    hp: np.ndarray,
+    seeds: np.ndarray,
+    out: np.ndarray,
+    chosen: np.ndarray,
+) -> None:
+    """Search every decision of ``games``: ``out`` actions, ``chosen`` capture sets."""
+    for i in prange(games.shape[0]):
+        g = games[i]
+        cards = np.empty(MOVE_BUF, dtype=np.int64)
+        capts = np.empty(MOVE_BUF, dtype=np.int64)
+        values = np.empty(MOVE_BUF, dtype=np.float64)
+        best = search_one(
+            st, g, params, rparams, open_hand, budget, policy, plies, eps, hp,
+            np.uint64(seeds[i]), cards, capts, values,
+        )  # fmt: skip
+        if best < 0:
+            out[i] = K.pick_legal(st, g, 0.0)
+            chosen[i] = 0
+        else:
+            out[i] = emit_action(st, g, cards[best], capts[best])
+            chosen[i] = capts[best]
+
+
+_ismcts_par: Any = None
+
+
+class ISMCTSAgent(Agent):
+    """Determinized rollout search (module docstring).
+
+    Args:
+        seed: seed of the generator that draws each decision's determinizations.
+        budget: rollouts per decision (split evenly over the full moves).
+        rollout: rollout policy of every seat, ``"greedy"`` or ``"heuristic"``.
+        epsilon: probability of a uniformly random action at each rollout step.
+        plies: with ``rollout="heuristic"``, the number of rollout actions played by
+            the heuristic before greedy takes over (``None``: the whole rollout).
+        parallel: search the decisions of a batch on several threads (``None``:
+            when the batch has at least two decisions).
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        budget: int = DEFAULT_BUDGET,
+        rollout: str = "heuristic",
+        epsilon: float = 0.0,
+        plies: int | None = DEFAULT_PLIES,
+        parallel: bool | None = None,
+    ) -> None:
+        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+            raise ValueError(f"budget must be a positive int, got {budget!r}")
+        if rollout not in ROLLOUT_POLICIES:
+            raise ValueError(f"rollout must be one of {ROLLOUT_POLICIES}, got {rollout!r}")
+        if not 0.0 <= float(epsilon) <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
+        self.budget = int(budget)
+        self.rollout = rollout
+        self.epsilon = float(epsilon)
+        if plies is not None and (isinstance(plies, bool) or int(plies) < 0):
+            raise ValueError(f"plies must be a non-negative int or None, got {plies!r}")
+        self.plies = 1 << 30 if plies is None else int(plies)
+        self.parallel = parallel
+        self._hp = heuristic_params()
+        self._plans: dict[tuple[int, ...], int] = {}
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self._plans.clear()
+
+    @staticmethod
+    def _key(state: np.ndarray, g: int, hand: int, card: int) -> tuple[int, ...]:
+        """Public position of a (pending) full move: mover, table, hand, card, counters."""
+        row = state[g]
+        return (
+            int(row[K.MOVER]), int(row[K.TABLE]), int(hand), int(card), int(row[K.TURN]),
+            int(row[K.ROUND]), int(row[K.PILE]), int(row[K.PILE + 1]), int(row[K.PILE + 2]),
+        )  # fmt: skip
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        global _ismcts_par
+        eng = view.engine
+        st = eng.state
+        games = np.ascontiguousarray(view.games, dtype=np.int64)
+        n = len(games)
+        out = np.empty(n, dtype=np.int64)
+        # CAPTURE phase with a remembered plan: the next TAKE of the planned option
+        search = np.ones(n, dtype=np.bool_)
+        capture = np.flatnonzero(st[games, K.PHASE] == K.CAPTURE)
+        for i in capture:
+            g = int(games[i])
+            sel = int(st[g, K.SELECTION])
+            key = self._key(st, g, st[g, K.HAND + st[g, K.MOVER]], st[g, K.PENDING])
+            plan = self._plans.get(key)
+            if plan is None or (plan & sel) != sel or not (plan & ~sel):
+                continue
+            t = (plan & ~sel) & -(plan & ~sel)
+            tid = t.bit_length() - 1
+            if not mask[i, 52 + tid]:
+                continue
+            out[i] = 52 + tid
+            search[i] = False
+            if plan & ~sel & ~t == 0:  # the capture completes now
+                self._plans.pop(key, None)
+        todo = np.flatnonzero(search)
+        if len(todo):
+            sub = games[todo]
+            seeds = self.rng.integers(0, 2**63 - 1, size=len(sub), dtype=np.int64)
+            acts = np.empty(len(sub), dtype=np.int64)
+            chosen = np.empty(len(sub), dtype=np.int64)
+            rparams = eng.params.copy()
+            rparams[K.P_EPISODE_ROUND] = 1
+            par = self.parallel if self.parallel is not None else len(sub) >= 2
+            args = (
+                st, sub, eng.params, rparams, bool(eng.rules.open_hand), self.budget,
+                ROLLOUT_POLICIES.index(self.rollout), self.plies, self.epsilon, self._hp, seeds,
+                acts,
+                chosen,
+            )  # fmt: skip
+            if par:
+                if _ismcts_par is None:
+                    _ismcts_par = parallel_twin(ismcts_kernel)
+                _ismcts_par(*args)
+            else:
+                ismcts_kernel(*args)
+            out[todo] = acts
+            # remember multi-step captures chosen at PLAY time
+            for j in np.flatnonzero((st[sub, K.PHASE] == K.PLAY) & (acts < 52)):
+                g, card, cap = int(sub[j]), int(acts[j]), int(chosen[j])
+                if cap == 0 or K.resolve_play(int(st[g, K.TABLE]), card)[0] < 2:
+                    continue
+                hand = int(st[g, K.HAND + st[g, K.MOVER]]) & ~(1 << card)
+                self._plans[self._key(st, g, hand, card)] = cap
+            if len(self._plans) > 100_000:  # stale plans of abandoned games
+                self._plans.clear()
+        return check_actions(out, np.asarray(mask), self.name)

@@ -1,0 +1,170 @@
+"""The ``pasur`` command line and the terminal game, at tiny sizes."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agents.cli import main
+from agents.play import play
+from pasur_env import card_code, parse_cards
+
+ROOT = Path(__file__).resolve().parents[1]
+JSON_KEYS = {"a", "b", "rounds", "mean_point_diff", "ci95", "round_win_rate", "seconds"}
+
+# player_0 (leads) holds 7H 3C 5D QH; the table shows 2D 2S 4S 9C: 7H takes 4S or 2D+2S
+_FIRST = parse_cards("7H 3C 5D QH 8C 6H KD AS 4S 2D 2S 9C")
+DECK = " ".join(card_code(c) for c in _FIRST + [c for c in range(52) if c not in _FIRST])
+
+
+def test_eval_writes_json(tmp_path, capsys) -> None:
+    out = tmp_path / "x.json"
+    rc = main(["eval", "random", "random", "--rounds", "200", "--json", str(out), "--no-progress"])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert JSON_KEYS <= set(data)
+    assert data["a"] == "random" and data["b"] == "random" and data["rounds"] == 200
+    lo, hi = data["ci95"]
+    assert lo <= data["mean_point_diff"] <= hi
+    assert "mean point diff" in capsys.readouterr().out
+
+
+def test_eval_options_and_json_to_stdout(capsys) -> None:
+    rc = main(["eval", "greedy", "random", "--rounds", "12", "--players", "3", "--seed", "4",
+               "--games", "6", "--rule", "target_score=20", "sur_points=3", "--json",
+               "--no-progress"])
+    assert rc == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["players"] == 3 and data["rounds"] == 12 and data["games"] == 6
+    assert data["rules"]["target_score"] == 20 and data["rules"]["sur_points"] == 3
+    assert "game win rate" in captured.err and data["seed"] == 4
+
+
+def test_cli_errors_are_messages_not_tracebacks(capsys) -> None:
+    assert main(["eval", "random", "nobody", "--rounds", "2", "--no-progress"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+    assert main(["eval", "random", "random", "--rounds", "2", "--rule", "bogus=1"]) == 2
+    assert "bogus" in capsys.readouterr().err
+    assert main(["eval", "random", "random", "--rule", "target_score"]) == 2
+    assert "flag=value" in capsys.readouterr().err
+    assert main(["tournament", "random", "--rounds", "2", "--no-progress"]) == 2
+    with pytest.raises(SystemExit):
+        main(["eval", "random"])  # argparse: missing agent B
+
+
+def test_tournament_tiny(tmp_path, capsys) -> None:
+    md, js = tmp_path / "ladder.md", tmp_path / "t.json"
+    argv = ["tournament", "random", "greedy", "heuristic", "--rounds", "12", "--bootstrap", "10",
+            "--markdown", str(md), "--json", str(js), "--no-progress"]
+    try:
+        import matplotlib  # noqa: F401
+
+        argv += ["--plot", str(tmp_path / "ladder.png")]
+    except ImportError:
+        pass
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Elo" in out and "heuristic" in out
+    assert "| rank | agent | Elo" in md.read_text()
+    data = json.loads(js.read_text())
+    assert {r["agent"] for r in data["ladder"]} == {"random", "greedy", "heuristic"}
+    assert len(data["matches"]) == 3 and all(JSON_KEYS <= set(m) for m in data["matches"])
+
+
+def test_agents_listing(capsys) -> None:
+    assert main(["agents"]) == 0
+    names = capsys.readouterr().out.split()
+    assert {"random", "greedy", "heuristic", "ismcts"} <= set(names)
+
+
+def test_python_dash_m_agents() -> None:
+    r = subprocess.run([sys.executable, "-m", "agents", "agents"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "greedy" in r.stdout
+
+
+# ---- playing in the terminal ------------------------------------------------------------------
+SCRIPT = [
+    "",  # empty line
+    "garbage",  # not a card
+    "KS",  # not in the hand
+    "9",  # no such list number
+    "help",
+    "7H",  # two options: 4S, or 2D + 2S
+    "4S 2D",  # not an option
+    "XX",  # not a card
+    "9C",  # on the table but not a capture of 7H
+    "AH",  # not on the table
+    "7",  # no such option number
+    "back",  # choose a card again
+    "7H 4S 2D",  # one-line full move that is not an option
+    "7H 2S",  # one-line partial capture: asks for the rest
+    "clear",
+    "2D",  # one card at a time, not in id order of the action interface
+    "2S",
+]
+
+
+def test_play_scripted_round_with_invalid_input(monkeypatch, capsys) -> None:
+    lines = SCRIPT + ["1"] * 400
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    rc = main(["play", "--opponent", "greedy", "--seed", "3", "--episode", "round",
+               "--deck", DECK])
+    assert rc == 0
+    out = capsys.readouterr().out
+    for text in (
+        "'garbage' is not a card",
+        "K♠ is not in your hand",
+        "There is no play number 9",
+        "Commands:",
+        "7♥ can take: 1) 4♠  2) 2♦ 2♠",
+        "2♦ 4♠ is not one of 7♥'s captures",
+        "'XX' is not a card",
+        "9♣ is not one of 7♥'s captures",
+        "A♥ is not on the table",
+        "There is no capture option 7",
+        "(chosen so far: 2♠)",
+        "You play 7♥ and take 2♦ 2♠",
+        "player_1 (greedy) plays",
+        "=== round over ===",
+        "=== game over ===",
+        "Final scores",
+    ):
+        assert text in out, text
+    assert "view of player_0" in out and "player_1 hand: ##" in out
+    assert "end of input" not in out  # the round finished before the script ran out
+
+
+@pytest.mark.parametrize("players,seat", [(2, 1), (3, 0), (4, 2)])
+def test_play_whole_round_by_numbers(players: int, seat: int) -> None:
+    out = io.StringIO()
+    rc = play("random", players=players, seat=seat, seed=players, episode="round",
+              input_stream=io.StringIO("1\n" * 400), output_stream=out)
+    text = out.getvalue()
+    assert rc == 0 and "=== round over ===" in text and "=== game over ===" in text
+    assert text.count("You play") == 48 // players
+    if players == 4:
+        assert "your partner" in text and "your team" in text
+
+
+def test_play_end_of_input_and_quit() -> None:
+    out = io.StringIO()
+    assert play("greedy", seed=1, input_stream=io.StringIO("1\n1\n"), output_stream=out) == 0
+    assert "end of input" in out.getvalue() and "Bye." in out.getvalue()
+    out = io.StringIO()
+    assert play("greedy", seed=1, input_stream=io.StringIO("quit\n"), output_stream=out) == 0
+    assert "Bye." in out.getvalue() and "You play" not in out.getvalue()
+
+
+def test_play_one_opponent_per_seat(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 300))
+    rc = main(["play", "--players", "3", "--opponent", "random", "--opponent", "greedy",
+               "--episode", "round", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "player_1 (random)" in out and "player_2 (greedy)" in out

@@ -1,0 +1,68 @@
+"""The training pipeline end to end at tiny sizes: run, report, resume, load as an agent."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import GameView, make_agent  # noqa: E402
+from pasur_env import Engine  # noqa: E402
+from pasur_env.encoding import encode  # noqa: E402
+from train import ppo  # noqa: E402
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_torch_thread():
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+def test_args_cli_and_configs() -> None:
+    args = ppo.parse_args(["--config", "tiny", "--seed", "3", "--no-shaping"])
+    assert args.total_timesteps == 4096 and args.seed == 3 and args.shaping is False
+    docs = ppo.field_docs(ppo.Args)
+    assert set(docs) == {f for f in ppo.Args.__dataclass_fields__}
+    with pytest.raises(SystemExit):
+        ppo.parse_args(["--config", "nope"])
+    assert ppo.parse_schedule("random:1>0.1,self:0>2") == {"random": (1.0, 0.1), "self": (0.0, 2.0)}
+
+
+def test_train_end_to_end_resume_and_load(tmp_path) -> None:
+    run = ppo.main(["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path)])
+    for name in ("model.zip", "config.json", "report.md", "final_eval.json", "evals.csv",
+                 "monitor.csv", "learning_curve.png", "eval_curves.png"):
+        assert (run / name).exists(), name
+    report = (run / "report.md").read_text()
+    assert "| random |" in report and "95% CI" in report and "learning_curve.png" in report
+    final = json.loads((run / "final_eval.json").read_text())
+    assert {r["b"] for r in final} == {"random", "greedy", "heuristic"}
+    assert all("ci95" in r and "mean_point_diff" in r for r in final)
+    ckpts = sorted((run / "checkpoints").glob("model_*.zip"))
+    assert ckpts
+
+    # resume: continue the same run to a larger budget from its latest checkpoint
+    ppo.main(["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path), "--resume",
+              "--total-timesteps", "6144"])
+    cfg = json.loads((run / "config.json").read_text())
+    assert cfg["total_timesteps"] == 6144
+    newest = sorted((run / "checkpoints").glob("model_*.zip"))[-1]
+    assert int(newest.stem.split("_")[1]) >= 6144
+
+    # the saved model is an agent: it acts legally in batched games
+    agent = make_agent(str(run / "model.zip"), seed=0)
+    eng = Engine(16, seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        idx = np.arange(16)
+        mask = eng.legal_mask()
+        acts = agent.act(encode(eng, idx), mask, GameView(eng, idx))
+        assert mask[idx, acts].all()
+        eng.step(acts if rng.random() < 0.5 else eng.random_actions(rng))

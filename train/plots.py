@@ -1,0 +1,78 @@
+"""Plots of a training run: the learning curve and the evaluation curves (PNG files)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_learning_curve(monitor_csv: Path, out: Path, window: int = 2000) -> Path | None:
+    """Mean learner round-point difference per episode (rolling mean) against training steps.
+
+    Reads SB3's ``VecMonitor`` file (``r`` = episode reward = the round's point
+    difference, ``l`` = episode length in learner decisions).
+    """
+    if not Path(monitor_csv).exists():
+        return None
+    rows = []
+    with open(monitor_csv) as fh:
+        fh.readline()  # the monitor's JSON header
+        for row in csv.DictReader(fh):
+            rows.append((float(row["r"]), float(row["l"])))
+    if len(rows) < 2:
+        return None
+    r = np.array([x[0] for x in rows])
+    steps = np.cumsum([x[1] for x in rows])
+    w = max(1, min(window, len(r) // 5))
+    smooth = np.convolve(r, np.ones(w) / w, mode="valid")
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(steps[w - 1:], smooth)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel("learner decisions")
+    ax.set_ylabel(f"round points, learner − opponents (mean of {w})")
+    ax.set_title("Learning curve (against the training opponent pool)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return Path(out)
+
+
+def plot_evaluations(evals_csv: Path, out: Path) -> Path | None:
+    """Duplicate-deal evaluation (mean points/round with 95% CI) per opponent over training."""
+    if not Path(evals_csv).exists():
+        return None
+    data: dict[str, list[tuple[float, float, float, float]]] = {}
+    with open(evals_csv) as fh:
+        for row in csv.DictReader(fh):
+            data.setdefault(row["opponent"], []).append(
+                (float(row["timesteps"]), float(row["mean_point_diff"]),
+                 float(row["ci_low"]), float(row["ci_high"])))
+    if not data:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opp, pts in data.items():
+        a = np.array(sorted(pts))
+        ax.plot(a[:, 0], a[:, 1], marker="o", label=f"vs {opp}")
+        ax.fill_between(a[:, 0], a[:, 2], a[:, 3], alpha=0.2)
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set_xlabel("learner decisions")
+    ax.set_ylabel("mean points/round (learner − opponent)")
+    ax.set_title("Duplicate-deal evaluation during training (95% CI)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return Path(out)
