@@ -96,8 +96,7 @@ from pettingzoo.utils import wrappers
 
 from .encoding import encode, observation_size
 from .engine import Engine, action_str
-from .rewards import check_modes, seat_rewards
-from .rules import PRESET_ENV_DEFAULTS, make_rules
+from .rewards import env_options, seat_rewards
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -142,13 +141,9 @@ class raw_env(AECEnv, EzPickle):
             **rule_flags,
         )
         super().__init__()
-        self.rules = make_rules(preset=preset, **rule_flags)
-        defaults = PRESET_ENV_DEFAULTS.get(preset or "classic", {})
-        self.episode = episode if episode is not None else defaults.get("episode", "game")
-        self.reward_mode = reward if reward is not None else defaults.get("reward", "win")
-        check_modes(self.reward_mode, self.episode)
-        if max_rounds is not None and (isinstance(max_rounds, bool) or int(max_rounds) < 1):
-            raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
+        self.rules, self.episode, self.reward_mode, max_rounds = env_options(
+            preset, episode, reward, max_rounds, rule_flags, "game", "win"
+        )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"

@@ -7,11 +7,12 @@ pay exactly the same rewards.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
 from .engine import StepInfo
-from .rules import Rules
+from .rules import PRESET_ENV_DEFAULTS, Rules, make_rules
 
 REWARD_MODES = ("win", "points", "diff")
 EPISODE_MODES = ("game", "round")
@@ -23,6 +24,33 @@ def check_modes(reward: str, episode: str) -> None:
         raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
     if episode not in EPISODE_MODES:
         raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+
+
+def env_options(
+    preset: str | None,
+    episode: str | None,
+    reward: str | None,
+    max_rounds: int | None,
+    rule_flags: dict[str, Any],
+    default_episode: str,
+    default_reward: str,
+) -> tuple[Rules, str, str, int | None]:
+    """Validate the options every env takes: ``(rules, episode, reward, max_rounds)``.
+
+    ``episode``/``reward`` left as ``None`` come from the preset (``cfr_paper`` plays
+    one-round episodes paid by point difference), else from the env's own defaults.
+    """
+    rules = make_rules(preset=preset, **rule_flags)
+    implied = PRESET_ENV_DEFAULTS.get(preset or "classic", {})
+    episode = episode if episode is not None else implied.get("episode", default_episode)
+    reward = reward if reward is not None else implied.get("reward", default_reward)
+    check_modes(reward, episode)
+    if max_rounds is not None and (
+        isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer))
+        or max_rounds < 1
+    ):
+        raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
+    return rules, episode, reward, max_rounds
 
 
 @functools.lru_cache(maxsize=64)

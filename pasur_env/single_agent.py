@@ -25,8 +25,7 @@ from agents.base import GameView, check_actions
 from .encoding import encode, observation_size
 from .engine import Engine, action_str
 from .opponents import OpponentPool
-from .rewards import check_modes, seat_rewards, seat_sides
-from .rules import make_rules
+from .rewards import env_options, seat_rewards, seat_sides
 
 __all__ = ["PasurSingleAgentEnv", "LearnerGames", "LegalActionSpace"]
 
@@ -41,17 +40,8 @@ def _env_options(
     max_rounds: int | None,
     rule_flags: dict[str, Any],
 ) -> tuple[Any, str, str, int | None]:
-    """Validate the options shared by the training envs: (rules, episode, reward, max_rounds)."""
-    rules = make_rules(preset=preset, **rule_flags)
-    episode = "round" if episode is None else episode
-    reward = "diff" if reward is None else reward
-    check_modes(reward, episode)
-    if max_rounds is not None and (
-        isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer))
-        or max_rounds < 1
-    ):
-        raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
-    return rules, episode, reward, max_rounds
+    """The training envs' options: one-round episodes paid by point difference by default."""
+    return env_options(preset, episode, reward, max_rounds, rule_flags, "round", "diff")
 
 
 class LearnerGames:

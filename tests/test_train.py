@@ -15,16 +15,6 @@ from pasur_env.encoding import encode  # noqa: E402
 from train import ppo  # noqa: E402
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    import torch
-
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def test_args_cli_and_configs() -> None:
     args = ppo.parse_args(["--config", "tiny", "--seed", "3", "--no-shaping"])
     assert args.total_timesteps == 4096 and args.seed == 3 and args.shaping is False

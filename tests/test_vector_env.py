@@ -16,17 +16,6 @@ pytest.importorskip("sb3_contrib")
 from pasur_env import PasurVecEnv  # noqa: E402
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    """Tiny nets on a shared 2-core box: torch's thread pool costs far more than it gives."""
-    import torch
-
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def pick(mask: np.ndarray, rng: np.random.Generator) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
