@@ -94,9 +94,9 @@ class Args:
     """steps between frozen copies of the learner added to the opponent pool"""
     max_snapshots: int = 5
     """snapshots kept in the pool (oldest evicted)"""
-    eval_every: int = 100_000
+    eval_every: int = 200_000
     """steps between evaluations"""
-    eval_rounds: int = 2_000
+    eval_rounds: int = 1_000
     """duplicate-deal rounds per opponent at each periodic evaluation"""
     eval_opponents: str = "random,greedy,heuristic"
     """opponents of the periodic and final evaluations"""
@@ -125,9 +125,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "long": {
         "total_timesteps": 4_000_000,
         "num_envs": 128,
-        "net_arch": "512,512",
-        "bc_rounds": 40_000,
-        "bc_epochs": 6,
+        "bc_rounds": 30_000,
+        "bc_epochs": 5,
         "snapshot_every": 250_000,
         "max_snapshots": 8,
         "eval_every": 500_000,
