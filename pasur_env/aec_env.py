@@ -170,6 +170,8 @@ class raw_env(AECEnv, EzPickle):
             1, rules=self.rules, episode=self.episode, auto_reset=False, parallel=False
         )
         self._zero_mask = np.zeros(104, dtype=np.int8)
+        self._game0 = np.zeros(1, dtype=np.int64)
+        self._seat_arrays = [np.array([s], dtype=np.int64) for s in range(P)]
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -202,14 +204,14 @@ class raw_env(AECEnv, EzPickle):
         if cached is not None:
             return cached
         seat = self._seat[agent]
-        obs = encode(self.engine, np.zeros(1, dtype=np.int64), np.array([seat]))[0]
+        obs = encode(self.engine, self._game0, self._seat_arrays[seat])[0]
         if (
             agent == self.agent_selection
             and self.engine.phase[0] != 2
             and agent in self.agents
             and not (self.terminations[agent] or self.truncations[agent])
         ):
-            mask = self.engine.legal_mask()[0].astype(np.int8)
+            mask = self.engine.legal_mask()[0].view(np.int8)  # a fresh array, no copy
         else:
             mask = self._zero_mask.copy()
         out = {"observation": obs, "action_mask": mask}
@@ -232,7 +234,7 @@ class raw_env(AECEnv, EzPickle):
                 raise TypeError(f"{agent}: action must be an int in 0..103, got {action!r}")
         action = int(action)
         try:
-            info = self.engine.step(np.array([action], dtype=np.int64))
+            info = self.engine.step_single(action)
         except ValueError:
             legal = self.engine.legal_actions(0)
             raise ValueError(
@@ -242,7 +244,7 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {}
         self._obs_cache = {}
-        if not info.round_end[0]:  # rewards are only paid at round ends
+        if not info.round_end_at(0):  # rewards are only paid at round ends
             self.rewards = dict.fromkeys(self.agents, 0.0)
         else:
             r = seat_rewards(info, self.rules, self.reward_mode)[0]

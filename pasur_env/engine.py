@@ -114,6 +114,10 @@ class StepInfo:
     def clubs(self) -> np.ndarray:
         return self._sides(K.I_CLUBS)
 
+    def round_end_at(self, game: int) -> bool:
+        """Whether ``game`` finished a round (a scalar read, for one-game loops)."""
+        return bool(self._info[game, K.I_ROUND_END])
+
     @property
     def any_round_end(self) -> bool:
         """Whether any game finished a round in this step."""
@@ -442,6 +446,23 @@ class Engine:
                 + (f" [{nbad - 1} other game(s) also illegal]" if nbad > 1 else "")
             )
         return StepInfo(info, self.rules.num_sides)
+
+    def step_single(self, action: int) -> StepInfo:
+        """:meth:`step` for a one-game engine with a plain int (the AEC env's hot path).
+
+        Reuses preallocated buffers, so the returned :class:`StepInfo` is only valid
+        until the next call. Same validation and errors as :meth:`step`.
+        """
+        if self.num_games != 1:
+            raise ValueError("step_single() needs an engine of one game")
+        buf = self.__dict__.get("_single")
+        if buf is None:
+            buf = self._single = (np.zeros(1, dtype=np.int64),
+                                  np.empty((1, K.NINFO), dtype=np.int64))
+        buf[0][0] = action
+        if _SERIAL["step"](self.state, buf[0], self.params, buf[1], self._bad, self.auto_reset):
+            return self.step(np.array([action], dtype=np.int64))  # raises the full error
+        return StepInfo(buf[1], self.rules.num_sides)
 
     def random_playout(self, steps: int, seed: int = 0) -> int:
         """Play ``steps`` uniformly random actions in every game inside one compiled loop.
