@@ -83,15 +83,6 @@ class HumanGame:
         )
         self.env.viewer = seat
         self.engine = self.env.engine
-        self.last_info: StepInfo | None = None
-        engine_step = self.engine.step
-
-        def step(actions: Any) -> StepInfo:  # keep the engine's report of each step
-            info = engine_step(actions)
-            self.last_info = info
-            return info
-
-        self.engine.step = step  # type: ignore[method-assign]
         specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
         others = [s for s in range(players) if s != seat]
         if len(specs) == 1:
@@ -173,7 +164,7 @@ class HumanGame:
         return 0
 
     def game_over(self) -> None:
-        info = self.last_info
+        info = self.env.last_step_info
         scores = self.engine.scores[0] if info is None else info.scores[0]
         self.say()
         self.say("=== game over ===")
@@ -212,7 +203,7 @@ class HumanGame:
         self, seat: int, card: int, captured: tuple[int, ...], before: tuple[int, int, int]
     ) -> None:
         table_before, last_cap, surs_before = before
-        info = self.last_info
+        info = self.env.last_step_info
         round_end = info is not None and bool(info.round_end[0])
         # a sur adds one to the side's count (never in the last deal, so never at round end)
         side = self.env.rules.side_of(seat)

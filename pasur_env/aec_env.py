@@ -152,6 +152,8 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         #: seat whose view `render` shows; None = the agent to move
         self.viewer: int | None = None
+        #: the engine's report (:class:`pasur_env.StepInfo`) of the latest step
+        self.last_step_info = None
         P = self.rules.num_players
         self.possible_agents = [f"player_{i}" for i in range(P)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -196,6 +198,7 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.rounds_played = 0
+        self.last_step_info = None
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
 
@@ -235,6 +238,7 @@ class raw_env(AECEnv, EzPickle):
         action = int(action)
         try:
             info = self.engine.step_single(action)
+            self.last_step_info = info
         except ValueError:
             legal = self.engine.legal_actions(0)
             raise ValueError(

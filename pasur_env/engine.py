@@ -450,19 +450,18 @@ class Engine:
     def step_single(self, action: int) -> StepInfo:
         """:meth:`step` for a one-game engine with a plain int (the AEC env's hot path).
 
-        Reuses preallocated buffers, so the returned :class:`StepInfo` is only valid
-        until the next call. Same validation and errors as :meth:`step`.
+        Same validation and errors as :meth:`step`, less of its per-call overhead.
         """
         if self.num_games != 1:
             raise ValueError("step_single() needs an engine of one game")
-        buf = self.__dict__.get("_single")
-        if buf is None:
-            buf = self._single = (np.zeros(1, dtype=np.int64),
-                                  np.empty((1, K.NINFO), dtype=np.int64))
-        buf[0][0] = action
-        if _SERIAL["step"](self.state, buf[0], self.params, buf[1], self._bad, self.auto_reset):
+        act = self.__dict__.get("_single_action")
+        if act is None:
+            act = self._single_action = np.zeros(1, dtype=np.int64)
+        act[0] = action
+        info = np.empty((1, K.NINFO), dtype=np.int64)
+        if _SERIAL["step"](self.state, act, self.params, info, self._bad, self.auto_reset):
             return self.step(np.array([action], dtype=np.int64))  # raises the full error
-        return StepInfo(buf[1], self.rules.num_sides)
+        return StepInfo(info, self.rules.num_sides)
 
     def random_playout(self, steps: int, seed: int = 0) -> int:
         """Play ``steps`` uniformly random actions in every game inside one compiled loop.
