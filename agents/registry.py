@@ -107,16 +107,20 @@ PRETRAINED_PPO = Path(__file__).resolve().parent / "pretrained" / "ppo_2p.zip"
 
 
 def _load_sb3(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
-    """A saved MaskablePPO model (``.zip``) as a batched agent (needs the train extra)."""
+    """A saved MaskablePPO model (``.zip``) as a batched agent (needs the train extra).
+
+    It plays its most probable legal action (``deterministic=True``) unless told to
+    sample (``model.zip:deterministic=False`` on the command line).
+    """
     from pasur_env.opponents import load_policy_agent
 
+    kwargs.setdefault("deterministic", True)
     return load_policy_agent(spec, seed=seed, **kwargs)
 
 
 def _make_ppo(seed: int | None = None, **kwargs: Any) -> Agent:
     if not PRETRAINED_PPO.exists():
         raise FileNotFoundError(f"the pretrained model is missing: {PRETRAINED_PPO}")
-    kwargs.setdefault("deterministic", True)
     agent = _load_sb3(str(PRETRAINED_PPO), seed=seed, **kwargs)
     agent.name = "ppo"
     return agent
