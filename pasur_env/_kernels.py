@@ -689,28 +689,38 @@ def enumerate_moves(st: np.ndarray, b: int, cards: np.ndarray, captured: np.ndar
 
 # ---- information sets ------------------------------------------------------------------
 @njit(cache=True)
-def hidden_from(st: np.ndarray, b: int, seat: int, open_hand: bool) -> int:
-    """Cards of game ``b`` that ``seat`` cannot see: other hands and the stock.
+def hidden_slots(st: np.ndarray, b: int, seat: int, open_hand: bool, cols: np.ndarray) -> int:
+    """State columns of game ``b`` that hold cards ``seat`` cannot see; returns their number.
 
-    Under ``open_hand`` each opponent's face-up card (its earliest-dealt card still in
-    hand) is visible. Table, piles and the pending card are public.
+    The hidden places are other seats' hand slots and the stock. Under ``open_hand``
+    each opponent's face-up card (its earliest-dealt card still in hand) is visible.
+    Table, piles and the pending card are public. ``cols`` needs room for 52 entries.
     """
-    hidden = 0
+    n = 0
     for p in range(4):
         if p == seat:
             continue
         first = True
         for j in range(4):
-            c = st[b, ORDER + 4 * p + j]
-            if c < 0:
+            if st[b, ORDER + 4 * p + j] < 0:
                 continue
-            if open_hand and first:
-                first = False
-                continue
+            if not (open_hand and first):
+                cols[n] = ORDER + 4 * p + j
+                n += 1
             first = False
-            hidden |= 1 << c
     for i in range(st[b, STOCK_POS], 52):
-        hidden |= 1 << st[b, DECK + i]
+        cols[n] = DECK + i
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def hidden_from(st: np.ndarray, b: int, seat: int, open_hand: bool) -> int:
+    """Cards of game ``b`` that ``seat`` cannot see (see :func:`hidden_slots`), as a mask."""
+    cols = np.empty(52, dtype=np.int64)
+    hidden = 0
+    for k in range(hidden_slots(st, b, seat, open_hand, cols)):
+        hidden |= 1 << st[b, cols[k]]
     return hidden
 
 
@@ -725,22 +735,7 @@ def determinize_kernel(
     consistent with everything ``seat`` has seen. Copy ``i`` uses stream ``seeds[i]``.
     """
     cols = np.empty(52, dtype=np.int64)
-    n = 0
-    for p in range(4):
-        if p == seat:
-            continue
-        first = True
-        for j in range(4):
-            c = st[b, ORDER + 4 * p + j]
-            if c < 0:
-                continue
-            if not (open_hand and first):
-                cols[n] = ORDER + 4 * p + j
-                n += 1
-            first = False
-    for i in range(st[b, STOCK_POS], 52):
-        cols[n] = DECK + i
-        n += 1
+    n = hidden_slots(st, b, seat, open_hand, cols)
     for i in prange(out.shape[0]):
         for k in range(NCOL):
             out[i, k] = st[b, k]
