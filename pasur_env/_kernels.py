@@ -222,6 +222,12 @@ def resolve_play(table: int, card: int) -> tuple[int, int]:
 
 @njit(cache=True)
 def enumerate_options(table: int, card: int, out: np.ndarray) -> int:
+    """:func:`enumerate_options_into` with its own search stack."""
+    return enumerate_options_into(table, card, out, np.empty(256, dtype=np.int64))
+
+
+@njit(cache=True)
+def enumerate_options_into(table: int, card: int, out: np.ndarray, stack: np.ndarray) -> int:
     """Write every capture option of ``card`` (as masks) to ``out``; return their number.
 
     Depth-first over take sequences, so each option appears once. Returns -1 if ``out``
@@ -234,7 +240,6 @@ def enumerate_options(table: int, card: int, out: np.ndarray) -> int:
             out[0] = grab
             return 1
         return 0
-    stack = np.empty(256, dtype=np.int64)
     stack[0] = 0
     depth = 1
     n = 0
@@ -762,7 +767,14 @@ MOVE_FEATURES = 6
 
 @njit(cache=True)
 def move_summary(
-    st: np.ndarray, b: int, params: np.ndarray, seat: int, out: np.ndarray, off: int
+    st: np.ndarray,
+    b: int,
+    params: np.ndarray,
+    seat: int,
+    out: np.ndarray,
+    off: int,
+    opts: np.ndarray,
+    stack: np.ndarray,
 ) -> None:
     """What each card in ``seat``'s hand could capture now, as 6 planes of 52 from ``off``.
 
@@ -772,15 +784,15 @@ def move_summary(
     it is a sur) / 10, capped; 3 some option is a sur; 4 most clubs taken (c included)
     / 4, capped; 5 most cards taken / 6, capped. Everything here is visible to the
     seat (its hand and the table), and the options come from the rules' own
-    enumeration, so a learner need not rediscover the sums-to-11 arithmetic.
+    enumeration, so a learner need not rediscover the sums-to-11 arithmetic. ``opts`` and
+    ``stack`` are scratch buffers of 256 entries (allocated once per batch by the caller).
     """
     hand = st[b, HAND + seat]
     table = st[b, TABLE]
-    opts = np.empty(256, dtype=np.int64)
     while hand:
         c = lowest(hand)
         hand &= hand - 1
-        n = enumerate_options(table, c, opts)
+        n = enumerate_options_into(table, c, opts, stack)
         if n <= 0:
             continue
         best = 0
@@ -809,6 +821,8 @@ def move_summary_kernel(
     st: np.ndarray, games: np.ndarray, seats: np.ndarray, params: np.ndarray, out: np.ndarray
 ) -> None:
     """:func:`move_summary` for a batch of (game, seat) pairs into ``out`` (n, 312)."""
+    opts = np.empty(256, dtype=np.int64)
+    stack = np.empty(256, dtype=np.int64)
     for i in range(games.shape[0]):
         out[i, :] = 0.0
-        move_summary(st, games[i], params, seats[i], out[i], 0)
+        move_summary(st, games[i], params, seats[i], out[i], 0, opts, stack)

@@ -224,6 +224,8 @@ def _encode_kernel(st, games, seats, params, P, S, open_hand, target, out):  # n
     for i in range(n):
         if seats[i] < 0 or seats[i] >= P:
             return i
+    opts = np.empty(256, dtype=np.int64)  # scratch for the move features
+    stack = np.empty(256, dtype=np.int64)
     for i in range(n):
         b = games[i]
         seat = seats[i]
@@ -279,7 +281,7 @@ def _encode_kernel(st, games, seats, params, P, S, open_hand, target, out):  # n
         x += P
         if st[b, K.LAST_CAP] >= 0:
             o[x + (st[b, K.LAST_CAP] - seat) % P] = 1.0
-        K.move_summary(st, b, params, seat, o, x + P)
+        K.move_summary(st, b, params, seat, o, x + P, opts, stack)
     return -1
 
 

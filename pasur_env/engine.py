@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numba
@@ -144,7 +144,6 @@ class Position:
     round_index: int = 0
     start_dealer: int | None = None
     seed: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def action_str(action: int) -> str:
