@@ -11,7 +11,7 @@
 | Agents             | 2, 3 or 4                                            |
 | Action Shape       | (1,)                                                 |
 | Action Values      | Discrete(104)                                        |
-| Observation Shape  | (N,) with N = 749 (P=2), 807 (P=3), 755 (P=4)        |
+| Observation Shape  | (N,) with N = 957 (P=2), 1015 (P=3), 963 (P=4)      |
 | Observation Values | [0, 1]                                               |
 
 Pasur (Pasoor, Chahâr Barg) is the Persian fishing card game: play a card from hand
@@ -80,7 +80,9 @@ round. `max_rounds` truncates. `reset(seed, options={"deck": [52 codes, top firs
 
 ### Version History
 
-* v0: initial release (pasur_env 0.1.0)
+* v0: initial release (pasur_env 0.1.0). Before the first tagged release the `moves`
+  block grew from 6 to 10 planes (reply lookahead): N 749 -> 957 for 2 players;
+  models trained on the 749-wide observation do not load.
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .encoding import encode, observation_size
+from . import _kernels as K
+from .encoding import observation_size, observe_one_kernel
 from .engine import Engine, action_str
 from .rewards import env_options, seat_rewards
 
@@ -171,9 +174,11 @@ class raw_env(AECEnv, EzPickle):
         self.engine = Engine(
             1, rules=self.rules, episode=self.episode, auto_reset=False, parallel=False
         )
-        self._zero_mask = np.zeros(104, dtype=np.int8)
-        self._game0 = np.zeros(1, dtype=np.int64)
-        self._seat_arrays = [np.array([s], dtype=np.int64) for s in range(P)]
+        self._n_obs = n_obs
+        # the compiled observer's fixed arguments (see observe)
+        r = self.rules
+        self._obs_args = (P, r.num_sides, r.open_hand, float(r.target_score))
+        self._rewards_zero = True  # self.rewards holds only zeros (skip rebuilding it)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -199,25 +204,26 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self.rounds_played = 0
         self.last_step_info = None
+        self._rewards_zero = True
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
-        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+        self.agent_selection = self.possible_agents[int(self.engine.state[0, K.MOVER])]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
         seat = self._seat[agent]
-        obs = encode(self.engine, self._game0, self._seat_arrays[seat])[0]
-        if (
+        # the mask is the engine's legal actions for the agent to move, zeros for others
+        live = (
             agent == self.agent_selection
-            and self.engine.phase[0] != 2
-            and agent in self.agents
+            and agent in self.terminations
             and not (self.terminations[agent] or self.truncations[agent])
-        ):
-            mask = self.engine.legal_mask()[0].view(np.int8)  # a fresh array, no copy
-        else:
-            mask = self._zero_mask.copy()
-        out = {"observation": obs, "action_mask": mask}
+        )
+        obs = np.empty((1, self._n_obs), dtype=np.float32)  # fresh arrays: callers keep them
+        mask = np.empty(104, dtype=np.int8)
+        eng = self.engine
+        observe_one_kernel(eng.state, eng.params, seat, *self._obs_args, live, obs, mask)
+        out = {"observation": obs[0], "action_mask": mask}
         self._obs_cache[agent] = out
         return out
 
@@ -246,13 +252,17 @@ class raw_env(AECEnv, EzPickle):
                 f"{legal} ({', '.join(action_str(a) for a in legal)})"
             ) from None
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {}
+        if self.infos[agent]:
+            self.infos[agent] = {}
         self._obs_cache = {}
         if not info.round_end_at(0):  # rewards are only paid at round ends
-            self.rewards = dict.fromkeys(self.agents, 0.0)
+            if not self._rewards_zero:
+                self.rewards = dict.fromkeys(self.agents, 0.0)
+                self._rewards_zero = True
         else:
             r = seat_rewards(info, self.rules, self.reward_mode)[0]
             self.rewards = {a: float(r[i]) for i, a in enumerate(self.agents)}
+            self._rewards_zero = False
             self.rounds_played += 1
             sides = [self.rules.side_of(s) for s in range(self.rules.num_players)]
             round_points = [int(info.round_points[0, s]) for s in sides]
@@ -263,8 +273,9 @@ class raw_env(AECEnv, EzPickle):
                 self.terminations = dict.fromkeys(self.agents, True)
             elif self.max_rounds is not None and self.rounds_played >= self.max_rounds:
                 self.truncations = dict.fromkeys(self.agents, True)
-        self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
-        self._accumulate_rewards()
+        self.agent_selection = self.possible_agents[int(self.engine.state[0, K.MOVER])]
+        if not self._rewards_zero:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

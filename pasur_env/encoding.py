@@ -30,14 +30,17 @@ field                     size         meaning
 ``dealer[k]``             P            one-hot relative seat of the dealer
 ``last_capturer[k]``      P            one-hot relative seat of the last capturer (all 0:
                                        nobody captured yet this round)
-``moves``                 6 x 52       per card of the observer's hand, what it captures now:
+``moves``                 10 x 52      per card of the observer's hand, what it captures now:
                                        has an option; options / 4; best immediate points
                                        (card points + sur) / 10; a sur is possible; most
-                                       clubs taken / 4; most cards taken / 6
-                                       (``_kernels.move_summary``)
+                                       clubs taken / 4; most cards taken / 6; and what it
+                                       leaves (table after its best capture, or laid) to a
+                                       reply by an unseen card: share of unseen cards that
+                                       capture; mean and max reply value / 10; share that
+                                       sur (``_kernels.move_summary``)
 ========================  ===========  =====================================================
 
-Size: ``52 * (12 + S) + 2 + 3 * S + 7 + 3 * P`` (749 for 2 players, 807 for 3, 755
+Size: ``52 * (16 + S) + 2 + 3 * S + 7 + 3 * P`` (957 for 2 players, 1015 for 3, 963
 for 4). :func:`observation_layout` returns the offsets for given rules.
 """
 
@@ -213,7 +216,10 @@ def encode_numpy(
     who = np.where(g[:, t + 5 : t + 7] < 0, -1, who % P)
     obs[:, o : o + 2 * P] = (who[:, :, None] == plan.rel).reshape(n, 2 * P)
     idx = np.arange(engine.num_games) if games is None else np.asarray(games, dtype=np.int64)
-    K.move_summary_kernel(engine.state, idx.reshape(-1), seat, engine.params, obs[:, o + 2 * P :])
+    K.move_summary_kernel(
+        engine.state, idx.reshape(-1), seat, engine.params, bool(engine.rules.open_hand),
+        obs[:, o + 2 * P :],
+    )
     return obs
 
 
@@ -281,8 +287,29 @@ def _encode_kernel(st, games, seats, params, P, S, open_hand, target, out):  # n
         x += P
         if st[b, K.LAST_CAP] >= 0:
             o[x + (st[b, K.LAST_CAP] - seat) % P] = 1.0
-        K.move_summary(st, b, params, seat, o, x + P, opts, stack)
+        K.move_summary(st, b, params, seat, open_hand, o, x + P, opts, stack)
     return -1
+
+
+@njit(cache=True)
+def observe_one_kernel(st, params, seat, P, S, open_hand, target, with_mask, obs, mask):  # noqa: ANN001
+    """Game 0's observation for ``seat`` into ``obs`` (1, N) and, if ``with_mask``, its
+    mover's legal actions into ``mask`` (104,) int8 (zeros otherwise).
+
+    The AEC env's hot path: one compiled call per observation instead of two plus the
+    argument checks of :func:`encode`, which matter when a single game is stepped.
+    """
+    games = np.zeros(1, dtype=np.int64)
+    seats = np.full(1, seat, dtype=np.int64)
+    bad = _encode_kernel(st, games, seats, params, P, S, open_hand, target, obs)
+    mask[:] = 0
+    if with_mask and bad < 0:
+        bits = K.legal_bits(st, 0)
+        off = 52 if st[0, K.PHASE] == K.CAPTURE else 0
+        while bits:
+            mask[off + K.lowest(bits)] = 1
+            bits &= bits - 1
+    return bad
 
 
 def encode(

@@ -143,6 +143,15 @@ class PolicyAgent(Agent):
         if obs is None:
             raise ValueError(f"{self.name}: PolicyAgent needs observations")
         mask = np.asarray(mask, dtype=np.bool_)
+        space = getattr(self.policy if self.policy is not None else self.model,
+                        "observation_space", None)
+        shape = getattr(space, "shape", None)
+        if shape and np.ndim(obs) == 2 and tuple(shape) != (np.shape(obs)[1],):
+            raise ValueError(
+                f"{self.name}: the model expects observations of shape {tuple(shape)} but "
+                f"this env encodes {np.shape(obs)[1]} features per observation (a model "
+                f"trained on another observation layout or player count)"
+            )
         if self.policy is None:
             acts, _ = self.model.predict(
                 obs, action_masks=mask, deterministic=self.deterministic

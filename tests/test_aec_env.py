@@ -178,6 +178,29 @@ def test_compiled_encoder_matches_numpy_encoder(flags: dict) -> None:
             assert a.min() >= 0 and a.max() <= 1
 
 
+@pytest.mark.parametrize(
+    "flags", [{"num_players": 2, "open_hand": True}, {"num_players": 3}, {"num_players": 4}]
+)
+def test_env_observation_is_the_batched_encoders(flags: dict) -> None:
+    """raw_env.observe (one compiled call) == encode() + the engine's legal mask."""
+    env = pasur_v0.raw_env(**flags)
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        mover = env.agent_selection
+        for agent in env.agents:
+            seat = int(agent.split("_")[1])
+            ob = env.observe(agent)
+            assert ob["observation"].dtype == np.float32 and ob["action_mask"].dtype == np.int8
+            assert np.array_equal(ob["observation"], encode(env.engine, [0], [seat])[0])
+            want = env.engine.legal_mask()[0] if agent == mover else np.zeros(104, bool)
+            assert np.array_equal(ob["action_mask"].astype(bool), want)
+        mask = env.observe(mover)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+
+
 def last_turn_env(**kwargs) -> pasur_v0.raw_env:
     """An env whose game is at the last turn of a round: player_1 lays 9H, the end."""
     env = pasur_v0.raw_env(**kwargs)

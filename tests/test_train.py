@@ -56,3 +56,45 @@ def test_train_end_to_end_resume_and_load(tmp_path) -> None:
         acts = agent.act(encode(eng, idx), mask, GameView(eng, idx))
         assert mask[idx, acts].all()
         eng.step(acts if rng.random() < 0.5 else eng.random_actions(rng))
+
+    # the exported (shipping) file plays exactly like the saved model
+    from train.export import export
+
+    small = export(run / "model.zip", tmp_path / "exported.zip")
+    assert small.stat().st_size < (run / "model.zip").stat().st_size
+    twin = make_agent(str(small), seed=0)
+    eng = Engine(16, seed=2)
+    idx = np.arange(16)
+    for _ in range(50):
+        mask = eng.legal_mask()
+        obs = encode(eng, idx)
+        acts = agent.act(obs, mask, GameView(eng, idx))
+        assert np.array_equal(acts, twin.act(obs, mask, GameView(eng, idx)))
+        eng.step(acts)
+
+
+def test_policy_agent_rejects_another_observation_layout(tmp_path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    from pasur_env.opponents import PolicyAgent
+    from pasur_env.vector_env import PasurVecEnv
+
+    model = MaskablePPO("MlpPolicy", PasurVecEnv(2, opponent="random", seed=0, num_players=3),
+                        n_steps=8, batch_size=16, policy_kwargs={"net_arch": [8]})
+    agent = PolicyAgent(model, name="three-player model")
+    eng = Engine(4, seed=0)  # two players: a different observation size
+    idx = np.arange(4)
+    with pytest.raises(ValueError, match="three-player model.*expects observations of shape"):
+        agent.act(encode(eng, idx), eng.legal_mask(), GameView(eng, idx))
+
+
+def test_cloning_data_against_a_random_seat() -> None:
+    from train.bc import collect
+
+    own = collect("heuristic", 40, seed=0)
+    mixed = collect("heuristic", 40, seed=0, vs_random=1.0)
+    # every round has a random seat whose moves are not recorded: about half the decisions
+    assert 0.35 * len(own.actions) < len(mixed.actions) < 0.65 * len(own.actions)
+    assert mixed.masks[np.arange(len(mixed.actions)), mixed.actions].all()
+    with pytest.raises(ValueError, match="vs_random"):
+        collect("heuristic", 4, seed=0, vs_random=1.5)

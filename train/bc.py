@@ -32,13 +32,20 @@ class Demonstrations:
 
 
 def collect(teacher: str, rounds: int, seed: int, batch: int = 2048,
-            num_players: int = 2) -> Demonstrations:
-    """Play ``rounds`` rounds of ``teacher`` against itself and record every decision.
+            num_players: int = 2, vs_random: float = 0.0) -> Demonstrations:
+    """Play ``rounds`` rounds of ``teacher`` and record every decision the teacher makes.
 
-    ``returns`` holds, for each decision, the mover's side's round-point difference
-    (the ``diff`` reward) of the round it belongs to.
+    In a fraction ``vs_random`` of the rounds one seat (chosen at random) is played by
+    the uniformly random agent and its decisions are not recorded: the student then
+    also sees the positions a weak opponent leads to (loose tables, early surs), which
+    self-play of a careful teacher rarely reaches. ``returns`` holds, for each decision,
+    the mover's side's round-point difference (the ``diff`` reward) of its round.
     """
+    if not 0.0 <= vs_random <= 1.0:
+        raise ValueError(f"vs_random must lie in [0, 1], got {vs_random!r}")
     agent = make_agent(teacher, seed=seed)
+    weak = make_agent("random", seed=seed + 1)
+    rng = np.random.default_rng(seed)
     obs_chunks, mask_chunks, act_chunks, ret_chunks = [], [], [], []
     done_rounds = 0
     chunk_seed = seed
@@ -49,20 +56,30 @@ def collect(teacher: str, rounds: int, seed: int, batch: int = 2048,
         chunk_seed += 1
         games_l, seats_l, obs_l, mask_l, act_l = [], [], [], [], []
         final = np.zeros((n, num_players), dtype=np.float32)
+        # the seat the random agent plays in each game, -1 where the teacher plays all
+        weak_seat = np.where(rng.random(n) < vs_random,
+                             rng.integers(0, num_players, n), -1)
         live = np.ones(n, dtype=bool)
         while live.any():
-            idx = np.flatnonzero(live)
-            seats = eng.current_player[idx].copy()
-            mask = eng.legal_mask()[idx]
-            ob = encode(eng, idx, seats)
-            acts = agent.act(ob if agent.needs_observation else None, mask, GameView(eng, idx))
+            live_idx = np.flatnonzero(live)
             full = np.full(n, -1, dtype=np.int64)
-            full[idx] = acts
-            games_l.append(idx)
-            seats_l.append(seats)
-            obs_l.append(ob)
-            mask_l.append(mask)
-            act_l.append(acts)
+            by_weak = eng.current_player[live_idx] == weak_seat[live_idx]
+            if by_weak.any():
+                w = live_idx[by_weak]
+                full[w] = weak.act(None, eng.legal_mask()[w], GameView(eng, w))
+            idx = live_idx[~by_weak]
+            if idx.size:
+                seats = eng.current_player[idx].copy()
+                mask = eng.legal_mask()[idx]
+                ob = encode(eng, idx, seats)
+                acts = agent.act(ob if agent.needs_observation else None, mask,
+                                 GameView(eng, idx))
+                full[idx] = acts
+                games_l.append(idx)
+                seats_l.append(seats)
+                obs_l.append(ob)
+                mask_l.append(mask)
+                act_l.append(acts)
             info = eng.step(full)
             ended = np.flatnonzero(info.round_end)
             if ended.size:
