@@ -64,7 +64,7 @@ class NullEnv(AECEnv):
 
     metadata = {"name": "null_v0", "render_modes": [], "is_parallelizable": False}
 
-    def __init__(self, obs_size: int = 749, length: int = 300) -> None:
+    def __init__(self, obs_size: int = 957, length: int = 300) -> None:
         super().__init__()
         self.possible_agents = ["player_0", "player_1"]
         box = spaces.Box(0.0, 1.0, (obs_size,), np.float32)

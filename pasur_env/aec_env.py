@@ -82,7 +82,8 @@ round. `max_rounds` truncates. `reset(seed, options={"deck": [52 codes, top firs
 
 * v0: initial release (pasur_env 0.1.0). Before the first tagged release the `moves`
   block grew from 6 to 10 planes (reply lookahead): N 749 -> 957 for 2 players;
-  models trained on the 749-wide observation do not load.
+  a model trained on the 749-wide observation is refused with a ValueError naming both
+  shapes.
 """
 
 from __future__ import annotations

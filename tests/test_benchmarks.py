@@ -1,0 +1,24 @@
+"""The AEC benchmark's pieces: its null env is a valid AEC env, and the loop runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from pettingzoo.test import api_test
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+import bench_env  # noqa: E402
+
+from pasur_env import pasur_v0  # noqa: E402
+
+
+def test_null_env_is_a_valid_aec_env() -> None:
+    api_test(bench_env.null_env(), num_cycles=400)
+
+
+def test_loop_counts_decisions_and_games() -> None:
+    for make in (bench_env.null_env, lambda: pasur_v0.env(episode="round")):
+        decisions_per_s, games_per_s = bench_env.run_loop(make, 0.2, seed=0)
+        assert decisions_per_s > 0 and games_per_s > 0
