@@ -270,14 +270,22 @@ def is_last_deal(st: np.ndarray, b: int) -> bool:
 
 
 @njit(cache=True)
-def capture_is_sur(st: np.ndarray, b: int, params: np.ndarray, card: int, captured: int) -> bool:
-    """Whether capturing ``captured`` with ``card`` in game ``b`` is a sur (§5)."""
-    table = st[b, TABLE]
+def sur_on_table(
+    st: np.ndarray, b: int, params: np.ndarray, table: int, card: int, captured: int
+) -> bool:
+    """Whether capturing ``captured`` with ``card`` from ``table`` in game ``b``'s deal
+    is a sur (§5); ``table`` need not be the game's current one (lookahead)."""
     if (table & ~captured) != 0 or is_last_deal(st, b):
         return False
     if (card >> 2) != 10:
         return True
     return params[P_JACK_SUR] == 1 and popcount(table) == 1 and (table & JACK_BITS) != 0
+
+
+@njit(cache=True)
+def capture_is_sur(st: np.ndarray, b: int, params: np.ndarray, card: int, captured: int) -> bool:
+    """Whether capturing ``captured`` with ``card`` in game ``b`` is a sur (§5)."""
+    return sur_on_table(st, b, params, st[b, TABLE], card, captured)
 
 
 # ---- legality --------------------------------------------------------------------
@@ -292,17 +300,22 @@ def legal_bits(st: np.ndarray, b: int) -> int:
     return 0
 
 
+@njit(cache=True, inline="always")
+def legal_row(st: np.ndarray, b: int, out: np.ndarray) -> None:
+    """Fill ``out`` (104,) with game ``b``'s mover's legal actions (1/True) and 0 elsewhere."""
+    out[:] = 0
+    bits = legal_bits(st, b)
+    off = 52 if st[b, PHASE] == CAPTURE else 0
+    while bits:
+        out[off + lowest(bits)] = 1
+        bits &= bits - 1
+
+
 @njit(cache=True, parallel=False)
 def legal_mask_kernel(st: np.ndarray, out: np.ndarray) -> None:
     """Fill ``out`` (B, 104) bool with the legal actions of each game's mover."""
     for b in prange(st.shape[0]):
-        for a in range(104):
-            out[b, a] = False
-        bits = legal_bits(st, b)
-        off = 52 if st[b, PHASE] == CAPTURE else 0
-        while bits:
-            out[b, off + lowest(bits)] = True
-            bits &= bits - 1
+        legal_row(st, b, out[b])
 
 
 @njit(cache=True, inline="always")
@@ -785,7 +798,6 @@ def _reply_summary(
     n_unseen = popcount(unseen)
     if n_unseen == 0 or table == 0:
         return 0.0, 0.0, 0.0, 0.0
-    last = is_last_deal(st, b)
     any_n = 0
     sur_n = 0
     total = 0.0
@@ -801,10 +813,7 @@ def _reply_summary(
         sur = False
         for i in range(n):
             v = card_points(opts[i])
-            if (table & ~opts[i]) == 0 and not last and (
-                r != 10 or (params[P_JACK_SUR] == 1 and popcount(table) == 1
-                            and (table & JACK_BITS) != 0)
-            ):
+            if sur_on_table(st, b, params, table, 4 * r, opts[i]):
                 v += params[P_SUR_POINTS]
                 sur = True
             best = max(best, v)

@@ -179,7 +179,6 @@ class raw_env(AECEnv, EzPickle):
         # the compiled observer's fixed arguments (see observe)
         r = self.rules
         self._obs_args = (P, r.num_sides, r.open_hand, float(r.target_score))
-        self._rewards_zero = True  # self.rewards holds only zeros (skip rebuilding it)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -205,7 +204,6 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self.rounds_played = 0
         self.last_step_info = None
-        self._rewards_zero = True
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         self.agent_selection = self.possible_agents[int(self.engine.state[0, K.MOVER])]
 
@@ -257,13 +255,12 @@ class raw_env(AECEnv, EzPickle):
             self.infos[agent] = {}
         self._obs_cache = {}
         if not info.round_end_at(0):  # rewards are only paid at round ends
-            if not self._rewards_zero:
+            if any(self.rewards.values()):
                 self.rewards = dict.fromkeys(self.agents, 0.0)
-                self._rewards_zero = True
         else:
             r = seat_rewards(info, self.rules, self.reward_mode)[0]
             self.rewards = {a: float(r[i]) for i, a in enumerate(self.agents)}
-            self._rewards_zero = False
+            self._accumulate_rewards()
             self.rounds_played += 1
             sides = [self.rules.side_of(s) for s in range(self.rules.num_players)]
             round_points = [int(info.round_points[0, s]) for s in sides]
@@ -275,8 +272,6 @@ class raw_env(AECEnv, EzPickle):
             elif self.max_rounds is not None and self.rounds_played >= self.max_rounds:
                 self.truncations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[int(self.engine.state[0, K.MOVER])]
-        if not self._rewards_zero:
-            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -302,13 +302,10 @@ def observe_one_kernel(st, params, seat, P, S, open_hand, target, with_mask, obs
     games = np.zeros(1, dtype=np.int64)
     seats = np.full(1, seat, dtype=np.int64)
     bad = _encode_kernel(st, games, seats, params, P, S, open_hand, target, obs)
-    mask[:] = 0
     if with_mask and bad < 0:
-        bits = K.legal_bits(st, 0)
-        off = 52 if st[0, K.PHASE] == K.CAPTURE else 0
-        while bits:
-            mask[off + K.lowest(bits)] = 1
-            bits &= bits - 1
+        K.legal_row(st, 0, mask)
+    else:
+        mask[:] = 0
     return bad
 
 

@@ -123,6 +123,11 @@ class PolicyAgent(Agent):
             )
         self.deterministic = bool(deterministic)
         self.name = name or (self.path or type(model).__name__)
+        #: the model's observation shape where it declares one (checked in ``act``)
+        space = getattr(self.policy if self.policy is not None else model,
+                        "observation_space", None)
+        shape = getattr(space, "shape", None)
+        self._obs_shape = tuple(shape) if shape else None
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -143,12 +148,10 @@ class PolicyAgent(Agent):
         if obs is None:
             raise ValueError(f"{self.name}: PolicyAgent needs observations")
         mask = np.asarray(mask, dtype=np.bool_)
-        space = getattr(self.policy if self.policy is not None else self.model,
-                        "observation_space", None)
-        shape = getattr(space, "shape", None)
-        if shape and np.ndim(obs) == 2 and tuple(shape) != (np.shape(obs)[1],):
+        shape = self._obs_shape
+        if shape and np.ndim(obs) == 2 and shape != (np.shape(obs)[1],):
             raise ValueError(
-                f"{self.name}: the model expects observations of shape {tuple(shape)} but "
+                f"{self.name}: the model expects observations of shape {shape} but "
                 f"this env encodes {np.shape(obs)[1]} features per observation (a model "
                 f"trained on another observation layout or player count)"
             )

@@ -63,14 +63,15 @@ def collect(teacher: str, rounds: int, seed: int, batch: int = 2048,
         while live.any():
             live_idx = np.flatnonzero(live)
             full = np.full(n, -1, dtype=np.int64)
+            legal = eng.legal_mask()
             by_weak = eng.current_player[live_idx] == weak_seat[live_idx]
             if by_weak.any():
                 w = live_idx[by_weak]
-                full[w] = weak.act(None, eng.legal_mask()[w], GameView(eng, w))
+                full[w] = weak.act(None, legal[w], GameView(eng, w))
             idx = live_idx[~by_weak]
             if idx.size:
                 seats = eng.current_player[idx].copy()
-                mask = eng.legal_mask()[idx]
+                mask = legal[idx]
                 ob = encode(eng, idx, seats)
                 acts = agent.act(ob if agent.needs_observation else None, mask,
                                  GameView(eng, idx))
