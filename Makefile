@@ -35,7 +35,7 @@ lint: venv
 	$(BIN)/ruff check .
 
 demo: venv
-	$(BIN)/python -m pasur_env.demo
+	$(BIN)/pasur demo
 
 # The main job: train a 2-player agent by self-play (about 16 min on 2 cores), evaluate it
 # against random, greedy and heuristic, and write runs/$(RUN)/report.md with plots.

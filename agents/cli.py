@@ -6,6 +6,7 @@
     pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
     pasur play --opponent heuristic --players 2 --seed 7
+    pasur demo --players 3
     pasur agents
 
 Agent specs are registry names (``pasur agents`` lists them), optionally with
@@ -22,7 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .evaluate import _parse_value
+from .registry import parse_value
 
 __all__ = ["main", "build_parser"]
 
@@ -36,7 +37,7 @@ def _rules(items: Sequence[str] | None) -> dict[str, Any]:
                 f"--rule expects flag=value (e.g. target_score=31), got {item!r}; "
                 "put --rule after the agent names"
             )
-        flags[key.strip()] = _parse_value(value)
+        flags[key.strip()] = parse_value(value)
     return flags
 
 
@@ -111,13 +112,23 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags, e.g. --rule target_score=31")
 
+    de = sub.add_parser(
+        "demo", help="watch one game between agents (default: random players)",
+        description="Print one game played by agents only, every hand shown at each deal.",
+    )
+    de.add_argument("--agent", action="append", default=None, metavar="AGENT",
+                    help="agent for every seat (default random); repeat it for one per seat")
+    de.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    de.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
+    de.add_argument("--episode", choices=("game", "round"), default="game")
+
     sub.add_parser("agents", help="list the registered agent names")
     return parser
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from .evaluate import evaluate
-    from .tournament import write_json
+    from .match import evaluate
+    from .results import write_json
 
     res = evaluate(
         args.a, args.b, rounds=args.rounds, players=args.players, seed=args.seed,
@@ -134,7 +145,8 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from .tournament import tournament, write_json
+    from .results import write_json
+    from .tournament import tournament
 
     res = tournament(
         args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
@@ -173,6 +185,14 @@ def _play(args: argparse.Namespace) -> int:
     )
 
 
+def _demo(args: argparse.Namespace) -> int:
+    from .play import watch
+
+    agents = args.agent or ["random"]
+    return watch(agents if len(agents) > 1 else agents[0], players=args.players,
+                 seed=args.seed, episode=args.episode)
+
+
 def _agents(args: argparse.Namespace) -> int:
     from .registry import AGENT_NAMES
 
@@ -184,7 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pasur`` command line; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    handler = {"eval": _eval, "tournament": _tournament, "play": _play, "agents": _agents}
+    handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
+               "agents": _agents}
     try:
         return handler[args.command](args)
     except (ValueError, TypeError) as e:

@@ -2,7 +2,7 @@
 
 Every full move open to the mover is scored from what the mover may see (own hand,
 table, piles, scores, stock size, turn, last capturer, the Ru Baaz face-up card, and
-the *set* of unseen cards from ``pasur_env._kernels.hidden_from``), and the best
+the *set* of unseen cards from ``pasur_env.kernels.hidden_from``), and the best
 score is played. The score of a move ``(card, captured)`` that leaves table ``T'``:
 
 * **gain**: points won (10♦ 3, 2♣ 2, aces, jacks; the played card included) plus
@@ -30,7 +30,10 @@ score is played. The score of a move ``(card, captured)`` that leaves table ``T'
   (a small bonus for lays that prepare a capture I hold).
 
 The score is ``gain − threat_weight × threat − jack term + setup term``; ties go to
-the first move in engine order. Everything is one compiled kernel over the batch.
+the first move in engine order. Each rule is a compiled function of its own
+(:func:`club_value`, :func:`move_gain`, :func:`reply_threat`, :func:`final_reply_threat`,
+:func:`leftover_value`, :func:`setup_value`; :func:`heuristic_scores` combines them),
+so it can be tested alone; the whole runs as one compiled kernel over the batch.
 """
 
 from __future__ import annotations
@@ -40,22 +43,11 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from pasur_env import _kernels as K
+from pasur_env import kernels as K
+from pasur_env.policy import GameView, check_actions
 
-from .base import Agent, GameView, check_actions
-from .greedy import (
-    EMPTY,
-    MOVE_BUF,
-    ROW0,
-    card_points,
-    decision_moves,
-    emit_action,
-    low,
-    parallel_twin,
-    popcnt,
-    side_of,
-    use_parallel,
-)
+from ._moves import EMPTY, MOVE_BUF, ROW0, decision_moves, emit_action, low, popcnt, side_of
+from .base import Agent
 
 __all__ = ["HeuristicAgent", "DEFAULT_PARAMS", "heuristic_action"]
 
@@ -77,7 +69,12 @@ for _n in range(53):
     for _k in range(1, _n + 1):
         _BINOM[_n, _k] = _BINOM[_n - 1, _k - 1] + (_BINOM[_n - 1, _k] if _k <= _n - 1 else 0.0)
 
-ALL_BITS = (1 << 52) - 1
+ALL_BITS = K.ALL_BITS
+#: batch size from which the heuristic kernel runs on several threads
+PARALLEL_MIN = 64
+#: scratch arrays of the reply computations: best value per rank and club-ness, rank
+#: has a capture, options, sorted reply values
+ReplyBuffers = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @njit("float64(int64, int64, int64, float64)", cache=True)
@@ -152,7 +149,7 @@ def _reply_values(
         b1 = -1e9
         for i in range(k):
             o = opts[i]
-            base = float(card_points(o))
+            base = float(K.card_points(o))
             if K.capture_is_sur(scratch, ROW0, params, card, o):
                 base += sur_pts
             kc = popcnt(o & K.CLUB_BITS)
@@ -164,6 +161,222 @@ def _reply_values(
                 b1 = v1
         best[r, 0] = b0
         best[r, 1] = b1
+
+
+# ---- the rules, one function each ------------------------------------------------------
+@njit(cache=True)
+def club_standing(st: np.ndarray, b: int, sides: int, side: int) -> tuple[int, int, int]:
+    """(clubs of my side, clubs of the strongest other side, clubs not yet captured)."""
+    my_clubs = 0
+    op_clubs = 0
+    all_clubs = 0
+    for s in range(sides):
+        c = popcnt(st[b, K.PILE + s] & K.CLUB_BITS)
+        all_clubs += c
+        if s == side:
+            my_clubs = c
+        elif c > op_clubs:
+            op_clubs = c
+    return my_clubs, op_clubs, 13 - all_clubs
+
+
+@njit(cache=True)
+def located_cards(st: np.ndarray, b: int, sides: int, hand: int, unseen: int) -> int:
+    """Cards whose place the mover knows or has drawn as unseen: table, own hand, the
+    unseen set, the pending card, the piles. The rest are other seats' face-up cards."""
+    located = st[b, K.TABLE] | hand | unseen
+    pending = st[b, K.PENDING]
+    if pending >= 0:
+        located |= 1 << pending
+    for s in range(sides):
+        located |= st[b, K.PILE + s]
+    return located
+
+
+@njit(cache=True)
+def next_hand(
+    st: np.ndarray, b: int, P: int, seat: int, final_move: bool, open_hand: bool,
+    located: int, n_unseen: int,
+) -> tuple[bool, int, int]:
+    """The next player's hand as the mover sees it: (a new deal comes first, its known
+    face-up card or -1, how many of its cards are unknown draws from the unseen)."""
+    h = hand_size(st, b, (seat + 1) % P, P)
+    new_deal = h == 0 and not final_move
+    if new_deal:
+        h = 4
+    faceup = -1
+    if open_hand and not new_deal and h > 0:
+        vis = ALL_BITS & ~located
+        if vis:
+            faceup = low(vis)
+    m = h - (1 if faceup >= 0 else 0)
+    if m > n_unseen:
+        m = n_unseen
+    return new_deal, faceup, m
+
+
+@njit(cache=True)
+def best_of_draw_weights(n_unseen: int, m: int, w: np.ndarray) -> None:
+    """``w[i]``: probability that the i-th best unseen card is the best of ``m`` drawn
+    (hypergeometric order statistics)."""
+    if m > 0:
+        w[0] = m / n_unseen
+        for i in range(1, n_unseen):
+            w[i] = w[i - 1] * (n_unseen - i - m + 1) / (n_unseen - i)
+
+
+@njit(cache=True)
+def rank_set(cards: int) -> int:
+    """The ranks present in a card set, as bits 0..12."""
+    ranks = 0
+    while cards:
+        ranks |= 1 << (low(cards) >> 2)
+        cards &= cards - 1
+    return ranks
+
+
+@njit(cache=True)
+def move_gain(
+    st: np.ndarray, b: int, params: np.ndarray, hp: np.ndarray, c: int, cap: int,
+    my_clubs: int, op_clubs: int, rem: int, award: float, v_now: float, last_deal: bool,
+) -> tuple[float, int, int, int]:
+    """Immediate value of move ``(c, cap)``: points won, sur, change of the club value,
+    minus the cost of spending a jack. Returns (gain, my clubs after, clubs left,
+    table after)."""
+    table = st[b, K.TABLE]
+    if cap == 0:
+        return 0.0, my_clubs, rem, table | (1 << c)
+    won = cap | (1 << c)
+    kc = popcnt(won & K.CLUB_BITS)
+    gain = float(K.card_points(won))
+    if K.capture_is_sur(st, b, params, c, cap):
+        gain += params[K.P_SUR_POINTS]
+    a = my_clubs + kc
+    r = rem - kc
+    gain += club_value(a, op_clubs, r, award) - v_now
+    if (c >> 2) == 10:
+        gain -= hp[H_LASTDEAL_JACK] if last_deal else hp[H_JACK]
+    return gain, a, r, table & ~cap
+
+
+@njit(cache=True)
+def leftover_value(
+    t2: int, a: int, op_clubs: int, r: int, award: float, v_after: float, mine_side: bool
+) -> float:
+    """My move ends the round: the leftover table ``t2`` goes to the last capturer (§6),
+    worth this much to me (negative when it goes to the other side)."""
+    kc = popcnt(t2 & K.CLUB_BITS)
+    if mine_side:
+        return K.card_points(t2) + club_value(a + kc, op_clubs, r - kc, award) - v_after
+    val = K.card_points(t2) + v_after - club_value(a, op_clubs + kc, r - kc, award)
+    return -val
+
+
+@njit(cache=True)
+def replier_club_values(
+    opd: np.ndarray, v_after: float, a: int, op_clubs: int, r: int, award: float
+) -> None:
+    """``opd[k]``: what winning k more clubs is worth to the replying side."""
+    for k in range(r + 1):
+        opd[k] = v_after - club_value(a, op_clubs + k, r - k, award)
+    for k in range(r + 1, 15):
+        opd[k] = opd[r]
+
+
+@njit(cache=True)
+def final_reply_threat(
+    t2: int, unseen: int, faceup: int, m: int, opd: np.ndarray, a: int, op_clubs: int,
+    r: int, award: float, v_after: float, mine_side: bool, nobody: bool,
+) -> float:
+    """The next move ends the round: a capture takes the whole table, a lay leaves table
+    and card to the last capturer (no sur in the last deal). Mean over the reply cards."""
+    tot = 0.0
+    cnt = 0
+    u = unseen | ((1 << faceup) if faceup >= 0 else 0)
+    while u:
+        x = low(u)
+        u &= u - 1
+        everything = t2 | (1 << x)
+        kc = popcnt(everything & K.CLUB_BITS)
+        whole = K.card_points(everything) + opd[min(kc, r)]
+        nopt, _cap = K.resolve_play(t2, x)
+        if nopt > 0:
+            v = whole
+        elif nobody:
+            v = 0.0
+        elif mine_side:  # they lay; the leftover comes to my side
+            v = -(
+                K.card_points(everything)
+                + club_value(a + kc, op_clubs, r - kc, award)
+                - v_after
+            )
+        else:
+            v = whole
+        if faceup >= 0 and x == faceup and m == 0:
+            return v
+        tot += v
+        cnt += 1
+    return tot / cnt
+
+
+@njit(cache=True)
+def reply_threat(
+    scratch: np.ndarray, params: np.ndarray, t2: int, opd: np.ndarray, ranks: int,
+    unseen: int, faceup: int, m: int, w: np.ndarray, buf: ReplyBuffers,
+) -> float:
+    """Expected value of the next player's best reply on table ``t2``: its unknown cards
+    a uniform draw of ``m`` from the unseen (plus a known face-up card), exact over the
+    draw (order statistics with weights ``w``)."""
+    best, has, opts, vals = buf
+    _reply_values(scratch, params, t2, opd, best, has, opts, ranks)
+    nv = 0
+    u = unseen
+    while u:
+        x = low(u)
+        u &= u - 1
+        rr = x >> 2
+        v = 0.0
+        if has[rr]:
+            v = best[rr, 1 if (x & 3) == 0 else 0] + K.card_points(1 << x)
+        _insert_desc(vals, nv, v)
+        nv += 1
+    vf = 0.0
+    if faceup >= 0:
+        rr = faceup >> 2
+        if has[rr]:
+            vf = best[rr, 1 if (faceup & 3) == 0 else 0] + K.card_points(1 << faceup)
+    if m == 0:
+        return vf
+    threat = 0.0
+    for j in range(nv):
+        threat += w[j] * max(vals[j], vf)
+    return threat
+
+
+@njit(cache=True)
+def setup_value(
+    scratch: np.ndarray, params: np.ndarray, t2: int, rest: int, a: int, op_clubs: int,
+    r: int, award: float, v_after: float, mine: np.ndarray, buf: ReplyBuffers,
+) -> float:
+    """My best capture value on ``t2`` with the cards I keep (``rest``): what a lay
+    prepares for my next turn."""
+    best, has, opts, _vals = buf
+    for k in range(r + 1):
+        mine[k] = club_value(a + k, op_clubs, r - k, award) - v_after
+    for k in range(r + 1, 15):
+        mine[k] = mine[r]
+    _reply_values(scratch, params, t2, mine, best, has, opts, rank_set(rest))
+    bestmine = 0.0
+    q = rest
+    while q:
+        x = low(q)
+        q &= q - 1
+        rr = x >> 2
+        if has[rr]:
+            v = best[rr, 1 if (x & 3) == 0 else 0] + K.card_points(1 << x)
+            if v > bestmine:
+                bestmine = v
+    return bestmine
 
 
 @njit(cache=True)
@@ -184,198 +397,67 @@ def heuristic_scores(
     seat = st[b, K.MOVER]
     side = side_of(seat, P)
     hand = st[b, K.HAND + seat]
-    table = st[b, K.TABLE]
     unseen = K.hidden_from(st, b, seat, open_hand)
-    pending = st[b, K.PENDING]
-    public = table | hand | unseen
-    if pending >= 0:
-        public |= 1 << pending
-    my_clubs = 0
-    op_clubs = 0
-    all_clubs = 0
-    for s in range(S):
-        pile = st[b, K.PILE + s]
-        public |= pile
-        c = popcnt(pile & K.CLUB_BITS)
-        all_clubs += c
-        if s == side:
-            my_clubs = c
-        elif c > op_clubs:
-            op_clubs = c
-    rem = 13 - all_clubs
+    my_clubs, op_clubs, rem = club_standing(st, b, S, side)
     award = float(params[K.P_CLUBS_POINTS] if params[K.P_CLUBS_RULE] == 0 else 7)
     award *= hp[H_CLUB]
     v_now = club_value(my_clubs, op_clubs, rem, award)
-    sur_pts = params[K.P_SUR_POINTS]
-    stock = 52 - st[b, K.STOCK_POS]
-    last_deal = stock == 0
+    last_deal = st[b, K.STOCK_POS] >= 52
     turn = st[b, K.TURN]
-    final_move = turn == 4 * 12 - 1  # 48 turns per round: my move ends the round
-    final_reply = turn == 4 * 12 - 2  # the next player's move ends the round
+    final_move = turn == K.TURNS_PER_ROUND - 1  # my move ends the round
+    final_reply = turn == K.TURNS_PER_ROUND - 2  # the next player's move ends it
     last_cap = st[b, K.LAST_CAP]
-    nxt = (seat + 1) % P
-    h = hand_size(st, b, nxt, P)
-    new_deal = h == 0 and not final_move
+    n_unseen = popcnt(unseen)
+    located = located_cards(st, b, S, hand, unseen)
+    new_deal, faceup, m = next_hand(st, b, P, seat, final_move, open_hand, located, n_unseen)
     scratch = st[b : b + 1].copy()
     if new_deal:
         scratch[0, K.STOCK_POS] = min(52, st[b, K.STOCK_POS] + 4 * P)
-        h = 4
-    # the next player's known face-up card (Ru Baaz): visible, not mine, not public
-    faceup = -1
-    if open_hand and not new_deal and h > 0:
-        vis = ALL_BITS & ~public
-        if vis:
-            faceup = low(vis)
-    n_unseen = popcnt(unseen)
-    m = h - (1 if faceup >= 0 else 0)
-    if m > n_unseen:
-        m = n_unseen
-    # w[i]: probability that the i-th best unseen card is the best of the m drawn
     w = np.zeros(53, dtype=np.float64)
-    if m > 0:
-        w[0] = m / n_unseen
-        for i in range(1, n_unseen):
-            w[i] = w[i - 1] * (n_unseen - i - m + 1) / (n_unseen - i)
-    ranks = 0
-    u = unseen
-    while u:
-        ranks |= 1 << (low(u) >> 2)
-        u &= u - 1
+    best_of_draw_weights(n_unseen, m, w)
+    ranks = rank_set(unseen)
     if faceup >= 0:
         ranks |= 1 << (faceup >> 2)
-    opts = np.empty(256, dtype=np.int64)
-    best = np.zeros((13, 2), dtype=np.float64)
-    has = np.zeros(13, dtype=np.bool_)
+    buf = (
+        np.zeros((13, 2), dtype=np.float64),
+        np.zeros(13, dtype=np.bool_),
+        np.empty(256, dtype=np.int64),
+        np.empty(53, dtype=np.float64),
+    )
     opd = np.zeros(15, dtype=np.float64)
-    vals = np.empty(53, dtype=np.float64)
     mine = np.zeros(15, dtype=np.float64)
     for i in range(n):
         c = cards[i]
         cap = capts[i]
-        cbit = 1 << c
-        is_jack = (c >> 2) == 10
-        a = my_clubs
-        r = rem
-        gain = 0.0
-        if cap != 0:
-            won = cap | cbit
-            kc = popcnt(won & K.CLUB_BITS)
-            gain = float(card_points(won))
-            if K.capture_is_sur(st, b, params, c, cap):
-                gain += sur_pts
-            a = my_clubs + kc
-            r = rem - kc
-            gain += club_value(a, op_clubs, r, award) - v_now
-            t2 = table & ~cap
-            cap_after = seat
-            if is_jack:
-                gain -= hp[H_LASTDEAL_JACK] if last_deal else hp[H_JACK]
-        else:
-            t2 = table | cbit
-            cap_after = last_cap
+        gain, a, r, t2 = move_gain(
+            st, b, params, hp, c, cap, my_clubs, op_clubs, rem, award, v_now, last_deal
+        )
+        cap_after = seat if cap != 0 else last_cap
         v_after = club_value(a, op_clubs, r, award)
         mine_side = cap_after >= 0 and side_of(cap_after, P) == side
         nobody = cap_after < 0
         if final_move:
-            # leftover goes to the last capturer (after my move)
             if t2 != 0 and not nobody:
-                kc = popcnt(t2 & K.CLUB_BITS)
-                if mine_side:
-                    val = card_points(t2) + club_value(a + kc, op_clubs, r - kc, award) - v_after
-                else:
-                    val = card_points(t2) + v_after - club_value(a, op_clubs + kc, r - kc, award)
-                    val = -val
-                gain += val
+                gain += leftover_value(t2, a, op_clubs, r, award, v_after, mine_side)
             scores[i] = gain
             continue
-        # value (for the replier) of winning k clubs
-        for k in range(r + 1):
-            opd[k] = v_after - club_value(a, op_clubs + k, r - k, award)
-        for k in range(r + 1, 15):
-            opd[k] = opd[r]
+        replier_club_values(opd, v_after, a, op_clubs, r, award)
         threat = 0.0
         if final_reply:
-            # the reply ends the round: a capture takes the whole table, a lay leaves
-            # table + card to the last capturer
-            # (no sur in the last deal)
             if n_unseen + (1 if faceup >= 0 else 0) > 0:
-                tot = 0.0
-                cnt = 0
-                u = unseen | ((1 << faceup) if faceup >= 0 else 0)
-                while u:
-                    x = low(u)
-                    u &= u - 1
-                    everything = t2 | (1 << x)
-                    kc = popcnt(everything & K.CLUB_BITS)
-                    whole = card_points(everything) + opd[min(kc, r)]
-                    nopt, _cap = K.resolve_play(t2, x)
-                    if nopt > 0:
-                        v = whole
-                    elif nobody:
-                        v = 0.0
-                    elif mine_side:
-                        # they lay; the leftover comes to my side
-                        v = -(
-                            card_points(everything)
-                            + club_value(a + kc, op_clubs, r - kc, award)
-                            - v_after
-                        )
-                    else:
-                        v = whole
-                    if faceup >= 0 and x == faceup and m == 0:
-                        tot = v
-                        cnt = 1
-                        break
-                    tot += v
-                    cnt += 1
-                threat = tot / cnt
+                threat = final_reply_threat(
+                    t2, unseen, faceup, m, opd, a, op_clubs, r, award, v_after, mine_side,
+                    nobody,
+                )
         elif t2 != 0 and (m > 0 or faceup >= 0):
-            _reply_values(scratch, params, t2, opd, best, has, opts, ranks)
-            nv = 0
-            u = unseen
-            while u:
-                x = low(u)
-                u &= u - 1
-                rr = x >> 2
-                v = 0.0
-                if has[rr]:
-                    v = best[rr, 1 if (x & 3) == 0 else 0] + card_points(1 << x)
-                _insert_desc(vals, nv, v)
-                nv += 1
-            vf = 0.0
-            if faceup >= 0:
-                rr = faceup >> 2
-                if has[rr]:
-                    vf = best[rr, 1 if (faceup & 3) == 0 else 0] + card_points(1 << faceup)
-            if m == 0:
-                threat = vf
-            else:
-                for j in range(nv):
-                    threat += w[j] * max(vals[j], vf)
+            threat = reply_threat(scratch, params, t2, opd, ranks, unseen, faceup, m, w, buf)
         score = gain - hp[H_THREAT] * threat
         if hp[H_SETUP] != 0.0 and t2 != 0:
-            rest = hand & ~cbit
+            rest = hand & ~(1 << c)
             if rest:
-                for k in range(r + 1):
-                    mine[k] = club_value(a + k, op_clubs, r - k, award) - v_after
-                for k in range(r + 1, 15):
-                    mine[k] = mine[r]
-                bestmine = 0.0
-                rr_bits = 0
-                q = rest
-                while q:
-                    rr_bits |= 1 << (low(q) >> 2)
-                    q &= q - 1
-                _reply_values(scratch, params, t2, mine, best, has, opts, rr_bits)
-                q = rest
-                while q:
-                    x = low(q)
-                    q &= q - 1
-                    rr = x >> 2
-                    if has[rr]:
-                        v = best[rr, 1 if (x & 3) == 0 else 0] + card_points(1 << x)
-                        if v > bestmine:
-                            bestmine = v
+                bestmine = setup_value(
+                    scratch, params, t2, rest, a, op_clubs, r, award, v_after, mine, buf
+                )
                 score += hp[H_SETUP] * bestmine
         scores[i] = score
 
@@ -421,7 +503,7 @@ def heuristic_kernel(
         out[i] = heuristic_action(st, games[i], params, open_hand, hp, cards, capts, scores)
 
 
-_heuristic_par: Any = None
+_HEURISTIC = K.BatchKernel(heuristic_kernel, PARALLEL_MIN)
 
 
 def heuristic_params(**overrides: float) -> np.ndarray:
@@ -435,16 +517,11 @@ def heuristic_params(**overrides: float) -> np.ndarray:
 
 def heuristic_actions(engine: Any, games: np.ndarray, hp: np.ndarray) -> np.ndarray:
     """Heuristic actions for ``engine``'s games at ``games``."""
-    global _heuristic_par
     games = np.ascontiguousarray(games, dtype=np.int64)
     out = np.empty(len(games), dtype=np.int64)
-    args = (engine.state, games, engine.params, bool(engine.rules.open_hand), hp, out)
-    if use_parallel(len(games), 64):
-        if _heuristic_par is None:
-            _heuristic_par = parallel_twin(heuristic_kernel)
-        _heuristic_par(*args)
-    else:
-        heuristic_kernel(*args)
+    _HEURISTIC.for_batch(len(games))(
+        engine.state, games, engine.params, bool(engine.rules.open_hand), hp, out
+    )
     return out
 
 

@@ -27,25 +27,15 @@ pending card are searched the same way.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit, prange
 
-from pasur_env import _kernels as K
+from pasur_env import kernels as K
+from pasur_env.policy import GameView, check_actions
 
-from .base import Agent, GameView, check_actions
-from .greedy import (
-    MOVE_BUF,
-    NO_RESET,
-    ROW0,
-    decision_moves,
-    emit_action,
-    greedy_action,
-    low,
-    parallel_twin,
-    side_of,
-)
+from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, side_of
+from .base import Agent
+from .greedy import greedy_action
 from .heuristic import heuristic_action, heuristic_params
 
 __all__ = ["ISMCTSAgent", "canonical_infoset", "DEFAULT_BUDGET", "DEFAULT_PLIES"]
@@ -55,14 +45,6 @@ DEFAULT_BUDGET = 300
 #: rollout steps played by the heuristic before greedy takes over
 DEFAULT_PLIES = 6
 ROLLOUT_POLICIES = ("greedy", "heuristic")
-
-
-@njit(cache=True)
-def _splitmix(z: np.uint64) -> tuple[np.uint64, np.uint64]:
-    z = z + np.uint64(0x9E3779B97F4A7C15)
-    x = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z, x ^ (x >> np.uint64(31))
 
 
 @njit(cache=True)
@@ -117,11 +99,10 @@ def _rollout_action(
     scores: np.ndarray,
 ) -> tuple[int, np.uint64]:
     if eps > 0.0:
-        z, x = _splitmix(z)
-        if np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0) < eps:
-            z, x = _splitmix(z)
-            u = np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-            return K.pick_legal(st, ROW0, u), z
+        z, x = K.splitmix_next(z)
+        if K.unit_float(x) < eps:
+            z, x = K.splitmix_next(z)
+            return K.pick_legal(st, ROW0, K.unit_float(x)), z
     if policy == 1:
         return heuristic_action(st, ROW0, params, open_hand, hp, cards, capts, scores), z
     return greedy_action(st, ROW0, params, cards, capts), z
@@ -166,7 +147,7 @@ def search_one(
     seeds = np.empty(n_det, dtype=np.int64)
     z = seed
     for d in range(n_det):
-        z, x = _splitmix(z)
+        z, x = K.splitmix_next(z)
         seeds[d] = np.int64(x)
     dets = np.empty((n_det, K.NCOL), dtype=np.int64)
     K.determinize_kernel(canon, ROW0, seat, open_hand, seeds, dets)
@@ -185,7 +166,7 @@ def search_one(
             while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
                 first = False
                 a = emit_action(work, ROW0, cards[m], capts[m])
-                K.apply_action(work, ROW0, a, rparams, info, NO_RESET)
+                K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
                 if info[0, K.I_ROUND_END]:
                     ended = True
                     break
@@ -194,7 +175,7 @@ def search_one(
                 pol = policy if ply < plies else 0
                 ply += 1
                 a, z = _rollout_action(work, rparams, open_hand, pol, eps, hp, z, rc, rk, rs)
-                K.apply_action(work, ROW0, a, rparams, info, NO_RESET)
+                K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
                 if info[0, K.I_ROUND_END]:
                     ended = True
             mine = 0.0
@@ -247,7 +228,8 @@ def ismcts_kernel(
             chosen[i] = capts[best]
 
 
-_ismcts_par: Any = None
+#: a search per decision is costly: two decisions already pay for a second thread
+_ISMCTS = K.BatchKernel(ismcts_kernel, 2)
 
 
 class ISMCTSAgent(Agent):
@@ -305,17 +287,13 @@ class ISMCTSAgent(Agent):
             int(row[K.ROUND]), int(row[K.PILE]), int(row[K.PILE + 1]), int(row[K.PILE + 2]),
         )  # fmt: skip
 
-    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
-        global _ismcts_par
-        eng = view.engine
-        st = eng.state
-        games = np.ascontiguousarray(view.games, dtype=np.int64)
-        n = len(games)
-        out = np.empty(n, dtype=np.int64)
-        # CAPTURE phase with a remembered plan: the next TAKE of the planned option
-        search = np.ones(n, dtype=np.bool_)
-        capture = np.flatnonzero(st[games, K.PHASE] == K.CAPTURE)
-        for i in capture:
+    def _follow_plans(
+        self, st: np.ndarray, games: np.ndarray, mask: np.ndarray, out: np.ndarray
+    ) -> np.ndarray:
+        """CAPTURE decisions with a remembered plan: write the plan's next TAKE to ``out``.
+        Returns the decisions that still need a search."""
+        search = np.ones(len(games), dtype=np.bool_)
+        for i in np.flatnonzero(st[games, K.PHASE] == K.CAPTURE):
             g = int(games[i])
             sel = int(st[g, K.SELECTION])
             key = self._key(st, g, st[g, K.HAND + st[g, K.MOVER]], st[g, K.PENDING])
@@ -323,14 +301,33 @@ class ISMCTSAgent(Agent):
             if plan is None or (plan & sel) != sel or not (plan & ~sel):
                 continue
             t = (plan & ~sel) & -(plan & ~sel)
-            tid = t.bit_length() - 1
-            if not mask[i, 52 + tid]:
+            action = K.TAKE_OFFSET + t.bit_length() - 1
+            if not mask[i, action]:
                 continue
-            out[i] = 52 + tid
+            out[i] = action
             search[i] = False
             if plan & ~sel & ~t == 0:  # the capture completes now
                 self._plans.pop(key, None)
-        todo = np.flatnonzero(search)
+        return np.flatnonzero(search)
+
+    def _remember_plans(self, st: np.ndarray, sub: np.ndarray, acts: np.ndarray,
+                        chosen: np.ndarray) -> None:
+        """Remember the multi-step captures chosen at PLAY time."""
+        for j in np.flatnonzero((st[sub, K.PHASE] == K.PLAY) & (acts < K.TAKE_OFFSET)):
+            g, card, cap = int(sub[j]), int(acts[j]), int(chosen[j])
+            if cap == 0 or K.resolve_play(int(st[g, K.TABLE]), card)[0] < 2:
+                continue
+            hand = int(st[g, K.HAND + st[g, K.MOVER]]) & ~(1 << card)
+            self._plans[self._key(st, g, hand, card)] = cap
+        if len(self._plans) > 100_000:  # stale plans of abandoned games
+            self._plans.clear()
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        eng = view.engine
+        st = eng.state
+        games = np.ascontiguousarray(view.games, dtype=np.int64)
+        out = np.empty(len(games), dtype=np.int64)
+        todo = self._follow_plans(st, games, mask, out)
         if len(todo):
             sub = games[todo]
             seeds = self.rng.integers(0, 2**63 - 1, size=len(sub), dtype=np.int64)
@@ -338,27 +335,11 @@ class ISMCTSAgent(Agent):
             chosen = np.empty(len(sub), dtype=np.int64)
             rparams = eng.params.copy()
             rparams[K.P_EPISODE_ROUND] = 1
-            par = self.parallel if self.parallel is not None else len(sub) >= 2
-            args = (
+            _ISMCTS.for_batch(len(sub), self.parallel)(
                 st, sub, eng.params, rparams, bool(eng.rules.open_hand), self.budget,
                 ROLLOUT_POLICIES.index(self.rollout), self.plies, self.epsilon, self._hp, seeds,
-                acts,
-                chosen,
+                acts, chosen,
             )  # fmt: skip
-            if par:
-                if _ismcts_par is None:
-                    _ismcts_par = parallel_twin(ismcts_kernel)
-                _ismcts_par(*args)
-            else:
-                ismcts_kernel(*args)
             out[todo] = acts
-            # remember multi-step captures chosen at PLAY time
-            for j in np.flatnonzero((st[sub, K.PHASE] == K.PLAY) & (acts < 52)):
-                g, card, cap = int(sub[j]), int(acts[j]), int(chosen[j])
-                if cap == 0 or K.resolve_play(int(st[g, K.TABLE]), card)[0] < 2:
-                    continue
-                hand = int(st[g, K.HAND + st[g, K.MOVER]]) & ~(1 << card)
-                self._plans[self._key(st, g, hand, card)] = cap
-            if len(self._plans) > 100_000:  # stale plans of abandoned games
-                self._plans.clear()
+            self._remember_plans(st, sub, acts, chosen)
         return check_actions(out, np.asarray(mask), self.name)

@@ -1,4 +1,4 @@
-"""Play Pasur in the terminal against the baseline agents (``pasur play``).
+"""Play Pasur in the terminal against the agents (``pasur play``), or watch them (``pasur demo``).
 
 The game runs through the PettingZoo AEC env (:class:`pasur_env.raw_env`) with its
 ``viewer`` set to the human's seat, so the rendered table never shows the other
@@ -14,6 +14,10 @@ Input and output streams are injectable, so the game can be driven by a script::
 
     import io
     play("greedy", seed=1, input_stream=io.StringIO("1\\n" * 200), output_stream=io.StringIO())
+
+:func:`watch` plays a game between agents only and prints its public course (each
+play and capture, surs, round counts), with every hand shown at each round's start:
+a quick check that an install works (``make demo``).
 """
 
 from __future__ import annotations
@@ -25,14 +29,15 @@ from typing import Any, TextIO
 import numpy as np
 
 import pasur_env
+from pasur_env import kernels as K
 from pasur_env.cards import card_str, cards_of, cards_str, parse_card
-from pasur_env.encoding import encode
 from pasur_env.engine import StepInfo
+from pasur_env.loop import decide
+from pasur_env.policy import Policy
 
-from .base import Agent, GameView
-from .evaluate import agent_label, build_agent
+from .registry import agent_label, build_agent
 
-__all__ = ["play", "HumanGame"]
+__all__ = ["play", "watch", "HumanGame"]
 
 HELP = """\
 Commands:
@@ -56,14 +61,18 @@ class _Quit(Exception):
 
 
 class HumanGame:
-    """One game of a human against agents, through the AEC env (see :func:`play`)."""
+    """One game of a human against agents, through the AEC env (see :func:`play`).
+
+    With ``seat=None`` nobody is human: every seat is an agent and the game is watched
+    (:func:`watch`).
+    """
 
     def __init__(
         self,
-        opponent: str | Agent | Sequence[str | Agent] = "greedy",
+        opponent: str | Policy | Sequence[str | Policy] = "greedy",
         players: int = 2,
         seed: int | None = None,
-        seat: int = 0,
+        seat: int | None = 0,
         episode: str = "game",
         deck: Sequence[Any] | None = None,
         dealer: int | None = None,
@@ -73,7 +82,7 @@ class HumanGame:
     ) -> None:
         if players not in (2, 3, 4):
             raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
-        if not 0 <= seat < players:
+        if seat is not None and not 0 <= seat < players:
             raise ValueError(f"seat must be in 0..{players - 1}, got {seat!r}")
         self.inp = input_stream if input_stream is not None else sys.stdin
         self.out = output_stream if output_stream is not None else sys.stdout
@@ -90,8 +99,8 @@ class HumanGame:
         if len(specs) != len(others):
             raise ValueError(f"give one opponent spec or {len(others)} (one per other seat)")
         seeds = np.random.SeedSequence(seed).generate_state(len(others))
-        self.agents: dict[int, Agent] = {}
-        self.labels: dict[int, str] = {seat: "you"}
+        self.agents: dict[int, Policy] = {}
+        self.labels: dict[int, str] = {} if seat is None else {seat: "you"}
         for k, s in enumerate(others):
             spec = specs[k]
             # an Agent instance is shared as is; specs build one agent per seat
@@ -121,38 +130,52 @@ class HumanGame:
             raise _Quit
         return line.strip()
 
+    def _mine(self, seat: int) -> bool:
+        """Whether ``seat`` is on the human's side."""
+        return self.human is not None and self.env.rules.side_of(seat) == self.env.rules.side_of(
+            self.human
+        )
+
     def name(self, seat: int) -> str:
         label = self.labels[seat]
         if seat == self.human:
             return f"player_{seat} (you)"
-        if self.players == 4 and seat % 2 == self.human % 2:
+        if self.players == 4 and self._mine(seat):
             return f"player_{seat} ({label}, your partner)"
         return f"player_{seat} ({label})"
 
     def side_name(self, side: int) -> str:
         if self.players != 4:
             return self.name(side)
-        mine = ", your team" if side == self.human % 2 else ""
+        mine = ", your team" if self._mine(side) else ""
         return f"team {side} (player_{side} + player_{side + 2}{mine})"
+
+    def _greet(self) -> None:
+        rules = self.env.rules
+        goal = (
+            "one round" if self.env.episode == "round" else f"first to {rules.target_score}"
+        )
+        if self.human is None:
+            seats = ", ".join(self.name(s) for s in range(self.players))
+            self.say(f"Pasur: {seats}; {goal}.")
+            self.say(self.engine.render(0))
+            return
+        opp = ", ".join(self.name(s) for s in range(self.players) if s != self.human)
+        self.say(f"Pasur: you are player_{self.human}; playing with {opp}; {goal}.")
+        self.say("Type 'help' for the commands.")
 
     # ---- the game ---------------------------------------------------------------------------
     def run(self) -> int:
         """Play until the game ends or the player leaves; returns the exit code 0."""
-        P = self.players
-        rules = self.env.rules
-        opp = ", ".join(self.name(s) for s in range(P) if s != self.human)
-        goal = (
-            "one round" if self.env.episode == "round" else f"first to {rules.target_score}"
-        )
-        self.say(f"Pasur: you are player_{self.human}; playing with {opp}; {goal}.")
-        self.say("Type 'help' for the commands.")
+        self._greet()
         try:
             while True:
                 agent = self.env.agent_selection
                 if self.env.terminations[agent] or self.env.truncations[agent]:
                     break
                 seat = int(agent.rsplit("_", 1)[1])
-                self.say()
+                if self.human is not None:
+                    self.say()
                 if seat == self.human:
                     self.human_turn()
                 else:
@@ -174,7 +197,7 @@ class HumanGame:
             if w < 0:
                 self.say(f"The {what} is a tie.")
             else:
-                won = (w == self.human) if self.players != 4 else (w == self.human % 2)
+                won = self.human is not None and self._mine(w)
                 self.say(f"{self.side_name(w)} wins the {what}." + ("  Well played!" if won
                                                                   else ""))
         else:
@@ -239,26 +262,25 @@ class HumanGame:
                 f"(clubs {int(info.clubs[0, s])}, surs {int(info.surs[0, s])}); "
                 f"game score {int(info.scores[0, s])}"
             )
+        if self.human is None and not info.game_end[0]:  # watching: the next deal, open
+            self.say("\n" + self.engine.render(0))
 
     # ---- agents -----------------------------------------------------------------------------
     def agent_turn(self, seat: int) -> None:
+        """The agent of ``seat`` plays its turn (one decision at a time, through the play
+        loop's :func:`~pasur_env.loop.decide`, which checks every action)."""
         eng, agent = self.engine, self.agents[seat]
         games = np.zeros(1, dtype=np.int64)
         before = self._before(seat)
         card, takes, opts = -1, [], []
         while True:
-            mask = eng.legal_mask()
-            view = GameView(eng, games)
-            obs = encode(eng, games, view.seats) if agent.needs_observation else None
-            a = int(np.asarray(agent.act(obs, mask, view)).reshape(-1)[0])
-            if not (0 <= a < 104 and mask[0, a]):
-                raise RuntimeError(f"agent {self.labels[seat]!r} chose illegal action {a}")
-            if a < 52:
+            a = int(decide(eng, games, [agent], games)[0])
+            if a < K.TAKE_OFFSET:
                 card, opts = a, self._options(a)
             else:
-                takes.append(a - 52)
+                takes.append(a - K.TAKE_OFFSET)
             self.env.step(a)
-            if eng.phase[0] != 1:  # not in the CAPTURE phase: the turn is over
+            if eng.phase[0] != K.CAPTURE:  # the turn is over
                 break
         captured = tuple(sorted(takes)) if len(opts) > 1 else (opts[0] if opts else ())
         self._report(seat, card, captured, before)
@@ -419,32 +441,23 @@ class HumanGame:
                 self.say(f"(still chosen: {cards_str(chosen)}; 'clear' to start over)")
 
 
-def play(
-    opponent: str | Agent | Sequence[str | Agent] = "greedy",
-    players: int = 2,
-    seed: int | None = None,
-    seat: int = 0,
-    episode: str = "game",
-    deck: Sequence[Any] | None = None,
-    dealer: int | None = None,
-    input_stream: TextIO | None = None,
-    output_stream: TextIO | None = None,
-    **env_kwargs: Any,
-) -> int:
+def play(opponent: str | Policy | Sequence[str | Policy] = "greedy", **options: Any) -> int:
     """Play one game in the terminal against ``opponent`` agents; returns the exit code.
 
     Args:
-        opponent: agent spec (``"greedy"``, ``"ismcts:budget=200"``) for every other
-            seat, or one spec per other seat; with 4 players your partner is one of them.
-        players: 2, 3 or 4 (4 = two teams, partners opposite).
-        seed: seeds the deals and the agents.
-        seat: your seat (player_0 leads the first round by default).
-        episode: ``"game"`` (to the target score) or ``"round"`` (one round).
-        deck, dealer: fix the first deal (52 card codes, top first) and dealer.
-        input_stream, output_stream: default stdin/stdout.
-        **env_kwargs: rule flags and env options for :class:`pasur_env.raw_env`.
+        opponent: agent spec (``"greedy"``, ``"ismcts:budget=200"``) or policy for every
+            other seat, or one per other seat; with 4 players your partner is one of them.
+        **options: as for :class:`HumanGame`: ``players`` (2, 3 or 4 = two teams),
+            ``seed`` (the deals and the agents), ``seat`` (yours; player_0 leads the
+            first round by default), ``episode`` (``"game"`` to the target score or
+            ``"round"``), ``deck`` and ``dealer`` (fix the first deal: 52 card codes, top
+            first), ``input_stream`` / ``output_stream`` (default stdin/stdout), and rule
+            flags and env options for :class:`pasur_env.raw_env`.
     """
-    return HumanGame(
-        opponent, players=players, seed=seed, seat=seat, episode=episode, deck=deck,
-        dealer=dealer, input_stream=input_stream, output_stream=output_stream, **env_kwargs,
-    ).run()
+    return HumanGame(opponent, **options).run()
+
+
+def watch(agents: str | Policy | Sequence[str | Policy] = "random", **options: Any) -> int:
+    """Print one game played by ``agents`` alone (one spec for every seat, or one per
+    seat); ``options`` as for :func:`play` (``seat`` excepted)."""
+    return HumanGame(agents, seat=None, **options).run()

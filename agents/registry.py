@@ -1,14 +1,15 @@
-"""Build agents from names: ``make_agent("heuristic")``, ``make_agent("ismcts", budget=400)``.
+"""Names to agents: ``make_agent("heuristic")``, ``build_agent("ismcts:budget=400")``.
 
-Names map to factories (``register``); other specs (file paths) go through *loaders*
-(``register_loader``): a predicate on the spec string and a factory that receives
-the spec. The hook for trained models: a loader for paths ending in ``.zip`` (SB3
-checkpoints) is registered by the training package, e.g.::
+Names map to factories (:func:`register`); other specs, such as file paths, go through
+*loaders* (:func:`register_loader`): a predicate on the spec string and a factory that
+receives the spec. Built in: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo``
+(the shipped MaskablePPO model) and a loader for saved SB3 models (``*.zip``)::
 
-    register_loader(lambda spec: spec.endswith(".zip"), load_sb3_agent)
+    make_agent("runs/ppo/model.zip", seed=0)   # a PolicyAgent, playing deterministically
 
-and ``make_agent("runs/ppo/best.zip", seed=0)`` then calls
-``load_sb3_agent("runs/ppo/best.zip", seed=0)``.
+A spec may carry options, ``name:key=value,...`` (:func:`parse_agent_spec`), which
+:func:`build_agent` passes to the factory. :func:`as_agent` turns anything that can
+play (a name, a :class:`pasur_env.Policy`, an SB3 model, a callable) into a policy.
 """
 
 from __future__ import annotations
@@ -17,14 +18,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .base import Agent
+from pasur_env.policy import CallablePolicy, Policy, RandomPolicy
 
-__all__ = ["make_agent", "register", "register_loader", "AGENT_NAMES", "known_agents"]
+__all__ = [
+    "make_agent",
+    "build_agent",
+    "as_agent",
+    "register",
+    "register_loader",
+    "AGENT_NAMES",
+    "known_agents",
+    "parse_agent_spec",
+    "parse_value",
+    "agent_label",
+]
 
-Factory = Callable[..., Agent]
+Factory = Callable[..., Policy]
 
 _FACTORIES: dict[str, Factory] = {}
 _LOADERS: list[tuple[Callable[[str], bool], Factory]] = []
+#: registered agent names (built-ins first)
+AGENT_NAMES: list[str] = []
 
 
 def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
@@ -56,21 +70,22 @@ def known_agents() -> list[str]:
     return list(AGENT_NAMES)
 
 
-def make_agent(spec: str | Agent, *, seed: int | None = None, **kwargs: Any) -> Agent:
-    """An agent from a registered name, a loadable path, or an existing :class:`Agent`.
+def make_agent(spec: str | Policy, *, seed: int | None = None, **kwargs: Any) -> Policy:
+    """An agent from a registered name, a loadable path, or an existing policy.
 
-    An ``Agent`` instance is returned as is (reseeded with ``reset(seed)`` when a seed
-    is given; keyword arguments are not allowed then). Unknown names raise
-    ``ValueError`` listing the known agents; bad keyword arguments raise ``TypeError``.
+    A :class:`pasur_env.Policy` instance is returned as is (reseeded with
+    ``reset(seed)`` when a seed is given; keyword arguments are not allowed then).
+    Unknown names raise ``ValueError`` listing the known agents; bad keyword
+    arguments raise ``TypeError``.
     """
-    if isinstance(spec, Agent):
+    if isinstance(spec, Policy):
         if kwargs:
             raise TypeError(f"cannot apply options {sorted(kwargs)} to an existing agent")
         if seed is not None:
             spec.reset(seed)
         return spec
     if not isinstance(spec, str):
-        raise TypeError(f"agent spec must be a name, a path or an Agent, got {type(spec).__name__}")
+        raise TypeError(f"agent spec must be a name, a path or a Policy, got {type(spec).__name__}")
     key = spec.strip()
     if key.lower() in _FACTORIES:
         return _FACTORIES[key.lower()](seed=seed, **kwargs)
@@ -80,10 +95,81 @@ def make_agent(spec: str | Agent, *, seed: int | None = None, **kwargs: Any) -> 
     raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_NAMES)}")
 
 
+# ---- specs with options -----------------------------------------------------------------
+def parse_value(text: str) -> Any:
+    """A command-line value: int, float, bool or None where it looks like one, else text."""
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(t)
+        except ValueError:
+            pass
+    return t
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``"ismcts:budget=200,rollouts=4"`` into ``("ismcts", {"budget": 200, ...})``.
+
+    Values go through :func:`parse_value`. A spec without ``:key=value`` options (a
+    name or a path) is returned unchanged.
+    """
+    name, sep, rest = spec.partition(":")
+    if not sep or "=" not in rest:
+        return spec.strip(), {}
+    kwargs: dict[str, Any] = {}
+    for item in rest.split(","):
+        if not item.strip():
+            continue
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise ValueError(f"bad agent option {item!r} in {spec!r}: expected key=value")
+        kwargs[key.strip()] = parse_value(value)
+    return name.strip(), kwargs
+
+
+def build_agent(spec: str | Policy, seed: int | None = None) -> Policy:
+    """:func:`make_agent` for a spec that may carry ``:key=value`` options."""
+    if not isinstance(spec, str):
+        return make_agent(spec, seed=seed)
+    name, kwargs = parse_agent_spec(spec)
+    return make_agent(name, seed=seed, **kwargs)
+
+
+def agent_label(spec: str | Policy) -> str:
+    """Display name: the spec string, or the agent's ``name``."""
+    return spec.strip() if isinstance(spec, str) else str(getattr(spec, "name", spec))
+
+
+def as_agent(spec: Any, *, seed: int | None = None) -> Policy:
+    """Anything that can play, as a policy: a name or path (:func:`build_agent`), a
+    :class:`pasur_env.Policy`, an SB3 model or policy (a
+    :class:`~agents.sb3_policy.PolicyAgent`), or a callable ``(obs, mask) -> action``."""
+    if isinstance(spec, (str, Policy)):
+        return build_agent(spec, seed=seed)
+    from .sb3_policy import PolicyAgent, is_sb3_policy
+
+    if hasattr(spec, "predict") or is_sb3_policy(spec):
+        return PolicyAgent(spec, seed=seed)
+    if callable(spec):
+        return CallablePolicy(spec)
+    raise TypeError(
+        "an agent must be a name or path, a pasur_env.Policy, an SB3 model/policy or a "
+        f"callable (obs, mask) -> action; got {type(spec).__name__}"
+    )
+
+
+# ---- the built-in agents ------------------------------------------------------------------
 def _builtin(name: str) -> Factory:
-    def factory(seed: int | None = None, **kwargs: Any) -> Agent:
+    def factory(seed: int | None = None, **kwargs: Any) -> Policy:
         if name == "random":
-            from .random_agent import RandomAgent as cls
+            cls: Any = RandomPolicy
         elif name == "greedy":
             from .greedy import GreedyAgent as cls
         elif name == "heuristic":
@@ -96,29 +182,26 @@ def _builtin(name: str) -> Factory:
     return factory
 
 
-#: registered agent names (built-ins first)
-AGENT_NAMES: list[str] = []
 for _name in ("random", "greedy", "heuristic", "ismcts"):
     register(_name, _builtin(_name))
-
 
 #: the shipped 2-player PPO agent (see README: how it was trained)
 PRETRAINED_PPO = Path(__file__).resolve().parent / "pretrained" / "ppo_2p.zip"
 
 
-def _load_sb3(spec: str, seed: int | None = None, **kwargs: Any) -> Agent:
+def _load_sb3(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
     """A saved MaskablePPO model (``.zip``) as a batched agent (needs the train extra).
 
     It plays its most probable legal action (``deterministic=True``) unless told to
     sample (``model.zip:deterministic=False`` on the command line).
     """
-    from pasur_env.opponents import load_policy_agent
+    from .sb3_policy import PolicyAgent
 
     kwargs.setdefault("deterministic", True)
-    return load_policy_agent(spec, seed=seed, **kwargs)
+    return PolicyAgent(spec, seed=seed, **kwargs)
 
 
-def _make_ppo(seed: int | None = None, **kwargs: Any) -> Agent:
+def _make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
     if not PRETRAINED_PPO.exists():
         raise FileNotFoundError(f"the pretrained model is missing: {PRETRAINED_PPO}")
     agent = _load_sb3(str(PRETRAINED_PPO), seed=seed, **kwargs)

@@ -1,6 +1,6 @@
 """Round-robin tournaments and an Elo-scaled ladder with 95% intervals.
 
-Every pair of agents plays one :func:`agents.evaluate.evaluate` match on duplicate
+Every pair of agents plays one :func:`agents.match.evaluate` match on duplicate
 deals (the same deals for every pair). The ladder is a Bradley-Terry model fitted
 by maximum likelihood to the round results (A outscored B = a win, equal points =
 half a win each), on the Elo scale (``400 / ln 10`` per logit: 200 Elo points
@@ -19,7 +19,6 @@ Example::
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,8 +27,11 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from .base import Agent
-from .evaluate import EvalResult, _num, agent_label, evaluate
+from pasur_env.policy import Policy
+
+from .match import evaluate
+from .registry import agent_label
+from .results import EvalResult, json_number
 
 __all__ = ["TournamentResult", "tournament", "bradley_terry", "ELO_PER_LOGIT"]
 
@@ -113,11 +115,11 @@ class TournamentResult:
                 {
                     "rank": rank,
                     "agent": self.agents[i],
-                    "elo": _num(self.elo[i]),
-                    "elo_ci95": [_num(x) for x in self.elo_ci95[i]],
-                    "points": _num(self.points[i]),
-                    "points_ci95": [_num(x) for x in self.points_ci95[i]],
-                    "round_win_rate": _num(self.win_rate[i]),
+                    "elo": json_number(self.elo[i]),
+                    "elo_ci95": [json_number(x) for x in self.elo_ci95[i]],
+                    "points": json_number(self.points[i]),
+                    "points_ci95": [json_number(x) for x in self.points_ci95[i]],
+                    "round_win_rate": json_number(self.win_rate[i]),
                 }
             )
         return out
@@ -217,7 +219,7 @@ class TournamentResult:
             "anchor": self.anchor,
             "base": self.base,
             "bootstrap": self.bootstrap,
-            "seconds": _num(self.seconds),
+            "seconds": json_number(self.seconds),
             "ladder": self.rows(),
             "matches": [m.to_json() for _, m in sorted(self.matches.items())],
         }
@@ -247,7 +249,7 @@ class TournamentResult:
 
 
 def tournament(
-    agents: Sequence[str | Agent],
+    agents: Sequence[str | Policy],
     rounds: int = 2000,
     players: int = 2,
     seed: int | None = 0,
@@ -354,12 +356,3 @@ def tournament(
         bootstrap=int(bootstrap),
         seconds=seconds,
     )
-
-
-def write_json(result: TournamentResult | EvalResult, path: str | None, out: TextIO) -> None:
-    """Write ``result.to_json()`` to ``path`` (``"-"`` or None: to ``out``)."""
-    text = json.dumps(result.to_json(), indent=2)
-    if path in (None, "-"):
-        out.write(text + "\n")
-    else:
-        Path(path).write_text(text + "\n", encoding="utf-8")

@@ -1,25 +1,37 @@
 """pasur_env: a reinforcement-learning environment for Pasur, the Persian fishing card game.
 
-The rules live once, in the batched compiled :class:`Engine`; environments and
-agents are thin layers over it.
+The rules live once, in the batched compiled :class:`Engine` (:mod:`pasur_env.kernels`);
+environments are thin layers over it, and players reach it through the small
+:class:`Policy` protocol and the one play loop (:mod:`pasur_env.loop`). This package
+never imports its players: the ``agents`` package builds them (see
+``docs/architecture.md``).
 """
 
 from . import pasur_v0
 from .aec_env import env, raw_env
 from .cards import card_code, card_str, parse_card, parse_cards, parse_deck
 from .engine import Engine, Position, StepInfo, action_str
+from .policy import (
+    CallablePolicy,
+    FixedOpponent,
+    GameView,
+    Opponent,
+    OpponentSource,
+    Policy,
+    RandomPolicy,
+    as_opponents,
+    as_policy,
+    check_actions,
+)
 from .rules import PRESETS, RULE_FLAGS, Rules, make_rules
+from .single_agent import PasurSingleAgentEnv
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
-def __getattr__(name: str):  # noqa: ANN202 - lazy: the training envs import agents (and SB3)
-    if name == "PasurSingleAgentEnv":
-        from .single_agent import PasurSingleAgentEnv
-
-        return PasurSingleAgentEnv
+def __getattr__(name: str):  # noqa: ANN202 - lazy: the vector env needs stable-baselines3
     if name == "PasurVecEnv":
-        from .vector_env import PasurVecEnv  # needs stable-baselines3 (the train extra)
+        from .vector_env import PasurVecEnv  # the train extra
 
         return PasurVecEnv
     raise AttributeError(f"module 'pasur_env' has no attribute {name!r}")
@@ -41,6 +53,7 @@ __all__ = [
     "raw_env",
     "pasur_v0",
     "PasurSingleAgentEnv",
+    "PasurVecEnv",
     "Engine",
     "Position",
     "StepInfo",
@@ -48,6 +61,16 @@ __all__ = [
     "make_rules",
     "PRESETS",
     "RULE_FLAGS",
+    "Policy",
+    "GameView",
+    "RandomPolicy",
+    "CallablePolicy",
+    "Opponent",
+    "OpponentSource",
+    "FixedOpponent",
+    "as_policy",
+    "as_opponents",
+    "check_actions",
     "action_str",
     "card_code",
     "card_str",

@@ -19,7 +19,7 @@ and take table cards with it (numerals summing to 11 with the played card, a jac
 sweeps numerals and jacks, a king or queen takes one of its rank); clearing the
 table is a *sur*. After the last deal, points are counted for clubs, 10♦, 2♣, aces,
 jacks and surs; a game goes to 62. The rules are exactly those of
-`docs/rules.md` (normative reference `pasur-rules.md`), computed by the batched
+`docs/rules.md` (the project's normative rule text), computed by the batched
 compiled engine (`pasur_env.Engine`); this env is a thin layer over one game of it.
 
 ### Arguments
@@ -27,17 +27,11 @@ compiled engine (`pasur_env.Engine`); this env is a thin layer over one game of 
 `pasur_v0.env(num_players=2, preset=None, episode=None, reward=None, max_rounds=None,
 render_mode=None, **rule_flags)`:
 
-* every rule flag of `pasur_env.Rules` (`num_players`, `target_score`, `sur_points`,
-  `sur_cancel`, `sur_cutoff`, `jack_sur`, `initial_jacks`, `clubs_points`,
-  `clubs_rule`, `club_tie`, `open_hand`);
-* `preset`: `"classic"` (default) or `"cfr_paper"` (which also defaults `episode`
-  to `"round"` and `reward` to `"diff"`);
-* `episode`: `"game"` (default: rounds until a side wins) or `"round"` (one round);
-* `reward`: `"win"` (default), `"points"` or `"diff"` (see Rewards);
-* `max_rounds`: truncate a game after this many rounds (default: never);
-* `render_mode`: `"ansi"` or `"human"`.
-
-Unknown keywords raise `TypeError`; bad values raise `ValueError`.
+every rule flag of `pasur_env.Rules` (`num_players`, ... see `docs/rules.md` §11),
+`preset`, `episode` (default `"game"`), `reward` (default `"win"`), `max_rounds` and
+`render_mode` (`"ansi"`, `"human"`): each is described once, in the options table of
+`docs/environment.md`. Unknown keywords raise `TypeError`; bad values raise
+`ValueError`.
 
 ### Observation Space
 
@@ -45,7 +39,7 @@ A dict: `observation` is `Box(0, 1, (N,), float32)` written from the observing
 seat (own hand, table, each side's pile, unseen cards, pending card and selection,
 phase, clubs/surs/scores per side, deal index, stock size, hand sizes, relative
 dealer and last capturer, opponents' face-up cards under `open_hand`; the exact
-offsets are in `pasur_env.encoding` and `docs/environment.md`). It never contains
+offsets are in `pasur_env.observation` and `docs/environment.md`). It never contains
 another seat's hidden cards. `action_mask` is `Box(0, 1, (104,), int8)`: the legal
 actions of the agent to move, all zeros for every other agent.
 
@@ -97,10 +91,11 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import _kernels as K
-from .encoding import observation_size, observe_one_kernel
+from . import kernels as K
 from .engine import Engine, action_str
-from .rewards import env_options, seat_rewards
+from .observation import observation_size, observe_one_kernel
+from .options import check_render_mode, env_options
+from .rewards import round_infos, seat_rewards
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -146,12 +141,9 @@ class raw_env(AECEnv, EzPickle):
         )
         super().__init__()
         self.rules, self.episode, self.reward_mode, max_rounds = env_options(
-            preset, episode, reward, max_rounds, rule_flags, "game", "win"
+            preset, episode, reward, max_rounds, rule_flags
         )
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
-            )
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.max_rounds = max_rounds
         self.render_mode = render_mode
         #: seat whose view `render` shows; None = the agent to move
@@ -166,12 +158,12 @@ class raw_env(AECEnv, EzPickle):
             a: spaces.Dict(
                 {
                     "observation": spaces.Box(0.0, 1.0, (n_obs,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (104,), np.int8),
+                    "action_mask": spaces.Box(0, 1, (K.NUM_ACTIONS,), np.int8),
                 }
             )
             for a in self.possible_agents
         }
-        self.action_spaces = {a: spaces.Discrete(104) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(K.NUM_ACTIONS) for a in self.possible_agents}
         self.engine = Engine(
             1, rules=self.rules, episode=self.episode, auto_reset=False, parallel=False
         )
@@ -219,7 +211,7 @@ class raw_env(AECEnv, EzPickle):
             and not (self.terminations[agent] or self.truncations[agent])
         )
         obs = np.empty((1, self._n_obs), dtype=np.float32)  # fresh arrays: callers keep them
-        mask = np.empty(104, dtype=np.int8)
+        mask = np.empty(K.NUM_ACTIONS, dtype=np.int8)
         eng = self.engine
         observe_one_kernel(eng.state, eng.params, seat, *self._obs_args, live, obs, mask)
         out = {"observation": obs[0], "action_mask": mask}
@@ -262,9 +254,8 @@ class raw_env(AECEnv, EzPickle):
             self.rewards = {a: float(r[i]) for i, a in enumerate(self.agents)}
             self._accumulate_rewards()
             self.rounds_played += 1
-            sides = [self.rules.side_of(s) for s in range(self.rules.num_players)]
-            round_points = [int(info.round_points[0, s]) for s in sides]
-            scores = [int(info.scores[0, s]) for s in sides]
+            points, scores = round_infos(info, self.rules)
+            round_points, scores = points[0].tolist(), scores[0].tolist()
             for a in self.agents:
                 self.infos[a] = {"round_points": round_points, "scores": scores}
             if info.game_end[0]:
@@ -282,7 +273,7 @@ class raw_env(AECEnv, EzPickle):
             return None
         viewer = self.viewer if self.viewer is not None else self._seat[self.agent_selection]
         text = self.engine.render(0, viewer=viewer)
-        if self.engine.phase[0] == 2:
+        if self.engine.phase[0] == K.DONE:
             text += "\ngame over"
         else:
             text = f"view of player_{viewer}\n" + text

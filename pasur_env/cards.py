@@ -1,4 +1,4 @@
-"""Card ids, text codes and pretty printing (``pasur-rules.md`` §1).
+"""Card ids, text codes, card groups and pretty printing (``docs/rules.md`` §1).
 
 A card id is ``4 * rank_index + suit_index`` with ranks ``A 2 .. 10 J Q K`` (0..12)
 and suits clubs, diamonds, hearts, spades (0..3). Ids are chosen so that every
@@ -28,12 +28,18 @@ RANK_OF = np.arange(NUM_CARDS, dtype=np.int64) // 4
 SUIT_OF = np.arange(NUM_CARDS, dtype=np.int64) % 4
 #: numeral value (A=1 .. 10=10), 0 for court cards
 VALUE_OF = np.where(RANK_OF < JACK, RANK_OF + 1, 0).astype(np.int64)
+
+#: the two cards worth more than one point at the count (docs/rules.md §6)
+TEN_DIAMONDS = 4 * 9 + 1
+TWO_CLUBS = 4 * 1 + 0
+TEN_DIAMONDS_POINTS = 3
+TWO_CLUBS_POINTS = 2
 #: points a card is worth by itself at the count (10♦ 3, 2♣ 2, aces and jacks 1)
 POINTS_OF = np.zeros(NUM_CARDS, dtype=np.int64)
 POINTS_OF[RANK_OF == 0] = 1
 POINTS_OF[RANK_OF == JACK] = 1
-POINTS_OF[4 * 9 + 1] = 3  # 10 of diamonds
-POINTS_OF[4 * 1 + 0] = 2  # 2 of clubs
+POINTS_OF[TEN_DIAMONDS] = TEN_DIAMONDS_POINTS
+POINTS_OF[TWO_CLUBS] = TWO_CLUBS_POINTS
 
 
 def _bits(ids: Iterable[int]) -> int:
@@ -43,15 +49,15 @@ def _bits(ids: Iterable[int]) -> int:
     return out
 
 
-#: bit masks of card groups used by the engine and the encoder
+#: bit masks of card groups, the one definition used by the kernels, encoder and agents
 NUMERAL_BITS = _bits(range(40))
 JACK_BITS = _bits(range(40, 44))
 QUEEN_BITS = _bits(range(44, 48))
 KING_BITS = _bits(range(48, 52))
 CLUB_BITS = _bits(range(0, 52, 4))
 ACE_BITS = _bits(range(0, 4))
-TEN_DIAMONDS = 4 * 9 + 1
-TWO_CLUBS = 4 * 1 + 0
+TEN_DIAMONDS_BIT = 1 << TEN_DIAMONDS
+TWO_CLUBS_BIT = 1 << TWO_CLUBS
 ALL_BITS = (1 << NUM_CARDS) - 1
 
 _TEXT_TO_ID: dict[str, int] = {}

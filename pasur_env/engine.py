@@ -2,7 +2,7 @@
 
 :class:`Engine` is the single implementation of the rules used by the AEC env, the
 Gymnasium envs, the vector env and the agents. The rules themselves live in
-:mod:`pasur_env._kernels`; this module validates input, chooses serial or parallel
+:mod:`pasur_env.kernels`; this module validates input, chooses serial or parallel
 kernels, and exposes the state as named numpy views.
 
 Example::
@@ -13,52 +13,27 @@ Example::
 
 from __future__ import annotations
 
-import types
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
-from . import _kernels as K
-from .cards import card_code, cards_of, cards_str, parse_card, parse_cards, parse_deck
+from . import kernels as K
+from .cards import card_code, cards_of, parse_card, parse_cards, parse_deck
+from .kernels.compile import BatchKernel
 from .rules import Rules, make_rules
 
 __all__ = ["Engine", "Position", "StepInfo", "action_str"]
 
-#: batch size from which the multi-threaded kernels are used (when threads > 1)
+#: batch size from which the multi-threaded engine kernels are used (when threads > 1)
 PARALLEL_MIN_BATCH = 512
 
-
-def _parallel_twin(dispatcher: Any) -> Any:
-    """Compile a second, multi-threaded copy of a kernel written with ``prange``.
-
-    The copy gets its own qualified name so numba's on-disk cache keeps both builds.
-    """
-    f = dispatcher.py_func
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_par", f.__defaults__)
-    g.__qualname__ = f.__qualname__ + "_par"
-    g.__module__ = f.__module__
-    return numba.njit(cache=True, parallel=True)(g)
-
-
-_SERIAL = {
-    "step": K.step_kernel,
-    "mask": K.legal_mask_kernel,
-    "random": K.random_actions_kernel,
-    "reset": K.reset_kernel,
-    "playout": K.playout_kernel,
-}
-_PARALLEL: dict[str, Any] = {}
-
-
-def _kernel(name: str, parallel: bool) -> Any:
-    if not parallel:
-        return _SERIAL[name]
-    if name not in _PARALLEL:
-        _PARALLEL[name] = _parallel_twin(_SERIAL[name])
-    return _PARALLEL[name]
+_STEP = BatchKernel(K.step_kernel, PARALLEL_MIN_BATCH)
+_MASK = BatchKernel(K.legal_mask_kernel, PARALLEL_MIN_BATCH)
+_RANDOM = BatchKernel(K.random_actions_kernel, PARALLEL_MIN_BATCH)
+_RESET = BatchKernel(K.reset_kernel, PARALLEL_MIN_BATCH)
+_PLAYOUT = BatchKernel(K.playout_kernel, PARALLEL_MIN_BATCH)
 
 
 class StepInfo:
@@ -321,17 +296,44 @@ class Engine:
         row[K.LAST_CAP] = pos.last_capturer
         row[K.ROUND] = pos.round_index
         tmp = row[None].copy()
-        K.seed_streams(
-            tmp, np.uint64(np.random.SeedSequence(pos.seed).generate_state(1, np.uint64)[0]), 0
-        )
+        K.seed_streams(tmp, K.stream_base(pos.seed), 0)
         row[K.RNG] = tmp[0, K.RNG]
         return row
 
     # ---- resetting --------------------------------------------------------------------
-    def _use_parallel(self) -> bool:
-        if self.parallel is not None:
-            return bool(self.parallel)
-        return self.num_games >= PARALLEL_MIN_BATCH and numba.get_num_threads() > 1
+    def _kernel(self, kernel: BatchKernel, n: int | None = None) -> Any:
+        """The serial or multi-threaded build of ``kernel`` for a batch of ``n`` games."""
+        return kernel.for_batch(self.num_games if n is None else n, self.parallel)
+
+    def _check_seed(self, seed: Any) -> None:
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+            if seed < 0:
+                raise ValueError(f"seed must be non-negative, got {seed}")
+
+    def _dealers(self, dealer: Any) -> np.ndarray:
+        B, P = self.num_games, self.rules.num_players
+        if dealer is None:
+            return np.full(B, P - 1, dtype=np.int64)
+        dealers = np.broadcast_to(np.asarray(dealer), (B,))
+        if not np.issubdtype(dealers.dtype, np.integer):
+            raise TypeError(f"dealer must be an int seat, got {dealer!r}")
+        if dealers.min() < 0 or dealers.max() >= P:
+            raise ValueError(f"dealer must be a seat in 0..{P - 1}, got {dealer!r}")
+        return dealers
+
+    def _decks(self, deck: Any) -> np.ndarray | None:
+        if deck is None:
+            return None
+        arr = np.asarray(deck, dtype=object)
+        if arr.ndim == 2:
+            if arr.shape[0] != self.num_games:
+                raise ValueError(
+                    f"a (B, 52) deck array needs B={self.num_games} rows, got {arr.shape[0]}"
+                )
+            return np.stack([parse_deck(list(r)) for r in arr])
+        return parse_deck(deck)[None, :]
 
     def reset(
         self,
@@ -349,39 +351,17 @@ class Engine:
                 game, or a (B, 52) array of ids. Later rounds are shuffled.
             dealer: the first round's dealer (default seat P - 1), one int or one per game.
         """
-        B, P = self.num_games, self.rules.num_players
         # validate everything first: a failed reset leaves the games untouched
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-            if seed < 0:
-                raise ValueError(f"seed must be non-negative, got {seed}")
-        if dealer is None:
-            dealers = np.full(B, P - 1, dtype=np.int64)
-        else:
-            dealers = np.broadcast_to(np.asarray(dealer), (B,))
-            if not np.issubdtype(dealers.dtype, np.integer):
-                raise TypeError(f"dealer must be an int seat, got {dealer!r}")
-            if dealers.min() < 0 or dealers.max() >= P:
-                raise ValueError(f"dealer must be a seat in 0..{P - 1}, got {dealer!r}")
-        decks = None
-        if deck is not None:
-            arr = np.asarray(deck, dtype=object)
-            if arr.ndim == 2:
-                if arr.shape[0] != B:
-                    raise ValueError(f"a (B, 52) deck array needs B={B} rows, got {arr.shape[0]}")
-                decks = np.stack([parse_deck(list(r)) for r in arr])
-            else:
-                decks = parse_deck(deck)[None, :]
+        self._check_seed(seed)
+        dealers = self._dealers(dealer)
+        decks = self._decks(deck)
         if seed is not None or not self.state[:, K.RNG].any():
-            base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
-            K.seed_streams(self.state, np.uint64(base), 0)
+            K.seed_streams(self.state, K.stream_base(seed), 0)
         self.state[:, K.START_DEALER] = dealers
-        shuffle = decks is None
         if decks is not None:
             self.state[:, K.DECK : K.DECK + 52] = decks
-        _kernel("reset", self._use_parallel())(
-            self.state, self.params, np.ones(B, dtype=np.bool_), shuffle
+        self._kernel(_RESET)(
+            self.state, self.params, np.ones(self.num_games, dtype=np.bool_), decks is None
         )
 
     def reset_games(self, which: np.ndarray) -> None:
@@ -389,62 +369,92 @@ class Engine:
         which = np.asarray(which, dtype=np.bool_)
         if which.shape != (self.num_games,):
             raise ValueError(f"which must have shape ({self.num_games},), got {which.shape}")
-        _kernel("reset", self._use_parallel())(self.state, self.params, which, True)
+        self._kernel(_RESET)(self.state, self.params, which, True)
 
     # ---- acting -----------------------------------------------------------------------
-    def legal_mask(self) -> np.ndarray:
-        """Legal actions of each game's mover: bool array (B, 104)."""
-        out = np.empty((self.num_games, 104), dtype=np.bool_)
-        _kernel("mask", self._use_parallel())(self.state, out)
+    def _game_indices(self, games: Any) -> np.ndarray:
+        """``games`` as ascending, distinct, in-range int64 indices (None: every game)."""
+        if games is None:
+            return self._all
+        idx = np.ascontiguousarray(games, dtype=np.int64).reshape(-1)
+        if idx.size and (idx[0] < 0 or idx[-1] >= self.num_games or (np.diff(idx) <= 0).any()):
+            raise ValueError(
+                f"games must be ascending distinct indices in 0..{self.num_games - 1}"
+            )
+        return idx
+
+    @property
+    def _all(self) -> np.ndarray:
+        idx = self.__dict__.get("_all_games")
+        if idx is None or idx.shape[0] != self.num_games:
+            idx = self._all_games = np.arange(self.num_games, dtype=np.int64)
+        return idx
+
+    def legal_mask(self, games: Any = None) -> np.ndarray:
+        """Legal actions of the mover of each game (or of ``games``): bool (n, 104)."""
+        idx = self._game_indices(games)
+        out = np.empty((idx.shape[0], K.NUM_ACTIONS), dtype=np.bool_)
+        self._kernel(_MASK, idx.shape[0])(self.state, idx, out)
         return out
 
     def legal_actions(self, game: int = 0) -> list[int]:
         """Legal action ids of one game (ascending)."""
         bits = int(K.legal_bits(self.state, int(game)))
-        off = 52 if self.state[game, K.PHASE] == K.CAPTURE else 0
+        off = int(K.action_offset(self.state, int(game)))
         return [off + c for c in cards_of(bits)]
 
     def random_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action for every game (``rng`` for reproducibility)."""
         rng = rng if rng is not None else np.random.default_rng()
         out = np.empty(self.num_games, dtype=np.int64)
-        _kernel("random", self._use_parallel())(self.state, rng.random(self.num_games), out)
+        self._kernel(_RANDOM)(self.state, rng.random(self.num_games), out)
         return out
 
-    def step(self, actions: Any) -> StepInfo:
-        """Apply one action in every game; nothing changes if any action is illegal.
+    def step(self, actions: Any, games: Any = None) -> StepInfo:
+        """Apply one action in every game (or in ``games``); nothing changes if any is illegal.
 
         Args:
-            actions: integer array of shape (B,): ids 0..103 (and -1 for a game waiting
-                in the DONE phase when ``auto_reset`` is off).
+            actions: integer array of shape (n,), one per game stepped: ids 0..103 (and
+                -1 for a game waiting in the DONE phase when ``auto_reset`` is off).
+            games: ascending indices of the games to step (default: all B games); the
+                others do not move.
+
+        Returns:
+            A :class:`StepInfo` whose rows follow ``games``.
 
         Raises:
             TypeError: non-integer actions. ValueError: wrong shape or an illegal action
             (the message names the game, the action and the legal ones).
         """
+        idx = self._game_indices(games)
+        n = idx.shape[0]
         acts = np.asarray(actions)
         if acts.dtype.kind not in "iu":
             raise TypeError(f"actions must be an integer array, got dtype {acts.dtype}")
-        if acts.shape != (self.num_games,):
-            if self.num_games == 1 and acts.shape == ():
+        if acts.shape != (n,):
+            if n == 1 and acts.shape == ():
                 acts = acts.reshape(1)
             else:
-                raise ValueError(f"actions must have shape ({self.num_games},), got {acts.shape}")
+                raise ValueError(f"actions must have shape ({n},), got {acts.shape}")
         acts = acts.astype(np.int64, copy=False)
-        info = np.empty((self.num_games, K.NINFO), dtype=np.int64)
-        nbad = _kernel("step", self._use_parallel())(
-            self.state, acts, self.params, info, self._bad, self.auto_reset
+        info = np.empty((n, K.NINFO), dtype=np.int64)
+        nbad = self._kernel(_STEP, n)(
+            self.state, idx, acts, self.params, info, self._bad, self.auto_reset
         )
         if nbad:
-            b = int(np.flatnonzero(self._bad)[0])
-            legal = self.legal_actions(b)
-            raise ValueError(
-                f"illegal action {int(acts[b])} ({action_str(acts[b])}) in game {b} for "
-                f"player_{int(self.state[b, K.MOVER])} in the {self.phase_name(b)} phase; "
-                f"legal actions: {legal} ({', '.join(action_str(a) for a in legal)})"
-                + (f" [{nbad - 1} other game(s) also illegal]" if nbad > 1 else "")
-            )
+            self._raise_illegal(idx, acts, nbad)
         return StepInfo(info, self.rules.num_sides)
+
+    def _raise_illegal(self, idx: np.ndarray, acts: np.ndarray, nbad: int) -> None:
+        i = int(np.flatnonzero(self._bad[: idx.shape[0]])[0])
+        b = int(idx[i])
+        legal = self.legal_actions(b)
+        raise ValueError(
+            f"illegal action {int(acts[i])} ({action_str(acts[i])}) in game {b} for "
+            f"player_{int(self.state[b, K.MOVER])} in the {self.phase_name(b)} phase; "
+            f"legal actions: {legal} ({', '.join(action_str(a) for a in legal)})"
+            + (f" [{nbad - 1} other game(s) also illegal]" if nbad > 1 else "")
+        )
 
     def step_single(self, action: int) -> StepInfo:
         """:meth:`step` for a one-game engine with a plain int (the AEC env's hot path).
@@ -458,7 +468,7 @@ class Engine:
             act = self._single_action = np.zeros(1, dtype=np.int64)
         act[0] = action
         info = np.empty((1, K.NINFO), dtype=np.int64)
-        if _SERIAL["step"](self.state, act, self.params, info, self._bad, self.auto_reset):
+        if _STEP.serial(self.state, self._all, act, self.params, info, self._bad, self.auto_reset):
             return self.step(np.array([action], dtype=np.int64))  # raises the full error
         return StepInfo(info, self.rules.num_sides)
 
@@ -468,15 +478,9 @@ class Engine:
         Returns the number of rounds finished. Used by benchmarks and tests; the
         policy's random numbers do not touch the games' deal streams.
         """
-        base = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
+        info = np.empty((self.num_games, K.NINFO), dtype=np.int64)
         return int(
-            _kernel("playout", self._use_parallel())(
-                self.state,
-                self.params,
-                int(steps),
-                np.uint64(base),
-                np.empty((self.num_games, K.NINFO), dtype=np.int64),
-            )
+            self._kernel(_PLAYOUT)(self.state, self.params, int(steps), K.stream_base(seed), info)
         )
 
     # ---- full moves -----------------------------------------------------------------
@@ -552,7 +556,7 @@ class Engine:
         return self.state[:, K.PHASE]
 
     def phase_name(self, game: int) -> str:
-        return ("PLAY", "CAPTURE", "DONE")[int(self.state[game, K.PHASE])]
+        return K.PHASE_NAMES[int(self.state[game, K.PHASE])]
 
     @property
     def hands(self) -> np.ndarray:
@@ -645,34 +649,8 @@ class Engine:
         return self.rules.side_of(seat)
 
     def render(self, game: int = 0, viewer: int | None = None) -> str:
-        """Text picture of one game; ``viewer`` hides the other seats' hidden cards."""
-        st = self.state[game]
-        P = self.num_players
-        lines = [
-            f"round {int(st[K.ROUND]) + 1}, deal {int(st[K.DEAL]) + 1}, "
-            f"stock {52 - int(st[K.STOCK_POS])}"
-            f", dealer player_{int(st[K.DEALER])}, to move player_{int(st[K.MOVER])}"
-            f" ({self.phase_name(game)})",
-            f"table: {cards_str(cards_of(st[K.TABLE])) or '(empty)'}",
-        ]
-        faceup = self.faceup(game)
-        for seat in range(P):
-            cards = self.hand(game, seat)
-            if viewer is None or viewer == seat:
-                shown = cards_str(cards)
-            else:
-                shown = " ".join(cards_str([c]) if c == faceup[seat] else "##" for c in cards)
-            lines.append(f"player_{seat} hand: {shown or '(empty)'}")
-        for s in range(self.rules.num_sides):
-            pile = cards_of(st[K.PILE + s])
-            clubs = sum(1 for c in pile if c % 4 == 0)
-            lines.append(
-                f"side {s}: score {int(st[K.SCORE + s])}, captured {len(pile)} cards"
-                f" ({clubs} clubs), surs {int(st[K.SURS + s])}"
-            )
-        if st[K.PHASE] == K.CAPTURE:
-            lines.append(
-                f"pending: {cards_str([int(st[K.PENDING])])} taking "
-                f"[{cards_str(cards_of(st[K.SELECTION]))}]"
-            )
-        return "\n".join(lines)
+        """Text picture of one game; ``viewer`` hides the other seats' hidden cards
+        (:func:`pasur_env.render.render_text`)."""
+        from .render import render_text
+
+        return render_text(self, game, viewer)

@@ -1,6 +1,6 @@
 """Rule configuration: one frozen :class:`Rules` dataclass and named presets.
 
-Every flag of ``pasur-rules.md`` is a field here with the reference default, so a
+Every flag of ``docs/rules.md`` (§11) is a field here with the reference default, so a
 ``Rules()`` is the ``classic`` game. Values are checked when the object is made:
 a wrong flag never reaches the engine, where it would silently change the game.
 """

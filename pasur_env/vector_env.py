@@ -23,9 +23,11 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from .encoding import observation_size
-from .opponents import OpponentPool
-from .single_agent import NUM_ACTIONS, LearnerGames, _env_options
+from . import kernels as K
+from .learner_games import LearnerGames
+from .observation import observation_size
+from .options import TRAINING_DEFAULTS, env_options
+from .policy import RandomPolicy, as_opponents
 
 __all__ = ["PasurVecEnv"]
 
@@ -38,9 +40,11 @@ class PasurVecEnv(VecEnv):
 
     Args:
         num_envs: number of games (one engine batch).
-        opponent: as for :class:`~pasur_env.single_agent.PasurSingleAgentEnv` (a name,
-            an ``Agent``, a callable, an SB3 model, or an :class:`OpponentPool` from
-            which each game draws its opponent whenever it starts an episode).
+        opponent: as for :class:`~pasur_env.single_agent.PasurSingleAgentEnv`: a
+            :class:`~pasur_env.Policy`, a callable, or an
+            :class:`~pasur_env.OpponentSource` (such as ``agents.OpponentPool``) from
+            which each game draws its opponent whenever it starts an episode; default
+            random play.
         learner_seat: a seat, or ``"random"`` (per game and episode, seeded).
         preset, episode, reward, max_rounds, **rule_flags: as in the single env
             (defaults ``episode="round"``, ``reward="diff"``).
@@ -59,7 +63,7 @@ class PasurVecEnv(VecEnv):
     def __init__(
         self,
         num_envs: int = 16,
-        opponent: Any = "greedy",
+        opponent: Any = None,
         learner_seat: int | str = 0,
         preset: str | None = None,
         episode: str | None = None,
@@ -73,18 +77,18 @@ class PasurVecEnv(VecEnv):
             raise TypeError(f"num_envs must be an int, got {num_envs!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        self.rules, self.episode, self.reward_mode, self.max_rounds = _env_options(
-            preset, episode, reward, max_rounds, rule_flags
+        self.rules, self.episode, self.reward_mode, self.max_rounds = env_options(
+            preset, episode, reward, max_rounds, rule_flags, TRAINING_DEFAULTS
         )
         self.render_mode = None
-        pool = opponent if isinstance(opponent, OpponentPool) else OpponentPool([opponent])
+        pool = as_opponents(RandomPolicy() if opponent is None else opponent)
         self.opponents = pool
         self.games = LearnerGames(
             int(num_envs), self.rules, self.episode, self.reward_mode, self.max_rounds,
             learner_seat, pool, parallel=parallel,
         )
         obs_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32)
-        super().__init__(int(num_envs), obs_space, spaces.Discrete(NUM_ACTIONS))
+        super().__init__(int(num_envs), obs_space, spaces.Discrete(K.NUM_ACTIONS))
         if seed is not None:
             self.seed(seed)
         self._reset_all(clear=False)
@@ -129,10 +133,8 @@ class PasurVecEnv(VecEnv):
         if acts.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {acts.shape}")
         g = self.games
-        g.check_learner_actions(acts, g.learner_masks(), "learner")
-        g.round_ended[:] = False
+        g.check_learner_actions(acts, g.learner_masks())
         g.learner_step(acts)
-        g.advance()
         obs = g.observe()
         rewards = g.pop_rewards()
         dones = g.done.copy()

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import AGENT_NAMES, Agent, GameView, make_agent, register, register_loader
+from agents import AGENT_NAMES, make_agent, register, register_loader
 from agents import registry as reg
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent, club_value, hand_size
 from agents.ismcts import ISMCTSAgent, canonical_infoset
-from agents.random_agent import RandomAgent
-from pasur_env import Engine, Position, parse_card, parse_cards
-from pasur_env import _kernels as K
+from pasur_env import Engine, GameView, Policy, Position, RandomPolicy, parse_card, parse_cards
+from pasur_env import kernels as K
+from pasur_env.loop import DecisionClock, play
 
 C = parse_card
 
@@ -27,9 +27,9 @@ VARIANTS = [
 ]
 
 
-def small_agents(seed: int = 0) -> list[Agent]:
+def small_agents(seed: int = 0) -> list[Policy]:
     return [
-        RandomAgent(seed=seed),
+        RandomPolicy(seed=seed),
         GreedyAgent(),
         HeuristicAgent(),
         ISMCTSAgent(seed=seed, budget=8, parallel=False),
@@ -54,23 +54,14 @@ def position(hands: list[str], table: str, *, stock_size: int = 8, dealer: int =
     )
 
 
-def play_rounds(agent: Agent, flags: dict, games: int, seed: int) -> int:
-    """Let ``agent`` play every seat of ``games`` one-round games; return #decisions."""
+def play_rounds(agent: Policy, flags: dict, games: int, seed: int) -> int:
+    """Let ``agent`` play every seat of ``games`` one-round games through the play loop
+    (which checks every action against the mask); return #decisions."""
     eng = Engine(games, seed=seed, episode="round", auto_reset=False, **flags)
-    alive = np.ones(games, dtype=bool)
-    decisions = 0
-    while alive.any():
-        mask = eng.legal_mask()
-        idx = np.flatnonzero(alive)
-        acts = np.full(games, -1, dtype=np.int64)
-        out = agent.act(None, mask[idx], GameView(eng, idx))
-        assert out.dtype == np.int64 and out.shape == (len(idx),)
-        assert mask[idx, out].all()
-        acts[idx] = out
-        decisions += len(idx)
-        info = eng.step(acts)  # raises on an illegal action
-        alive &= ~info.round_end
-    return decisions
+    clock = DecisionClock()
+    play(eng, [agent], np.zeros((games, eng.num_players), dtype=np.int64), clock=clock)
+    assert (eng.phase == K.DONE).all()
+    return clock.decisions[0]
 
 
 # ---- legality ------------------------------------------------------------------------
@@ -249,7 +240,7 @@ def test_ismcts_prefers_the_sur():
 # ---- registry -------------------------------------------------------------------------
 def test_registry_builds_agents():
     assert AGENT_NAMES[:4] == ["random", "greedy", "heuristic", "ismcts"]
-    assert isinstance(make_agent("random", seed=1), RandomAgent)
+    assert isinstance(make_agent("random", seed=1), RandomPolicy)
     assert isinstance(make_agent("Greedy"), GreedyAgent)
     assert make_agent("heuristic", threat_weight=1.5).hp[0] == 1.5
     ag = make_agent("ismcts", budget=33, seed=2)
@@ -282,15 +273,15 @@ def test_register_and_loader_hooks(monkeypatch):
 
     def load(path, seed=None, **kw):
         loaded.append((path, seed, kw))
-        return RandomAgent(seed=seed)
+        return RandomPolicy(seed=seed)
 
     monkeypatch.setattr(reg, "_LOADERS", [])  # isolate from loaders other modules add
     try:
-        register("my-random", lambda seed=None: RandomAgent(seed=seed))
-        assert isinstance(make_agent("my-random", seed=3), RandomAgent)
+        register("my-random", lambda seed=None: RandomPolicy(seed=seed))
+        assert isinstance(make_agent("my-random", seed=3), RandomPolicy)
         assert "my-random" in AGENT_NAMES
         register_loader(lambda spec: spec.endswith(".zip"), load)
-        assert isinstance(make_agent("runs/best.zip", seed=5, device="cpu"), RandomAgent)
+        assert isinstance(make_agent("runs/best.zip", seed=5, device="cpu"), RandomPolicy)
         assert loaded == [("runs/best.zip", 5, {"device": "cpu"})]
     finally:
         reg._FACTORIES.pop("my-random", None)
@@ -303,8 +294,8 @@ def test_random_agent_is_seeded_and_uniform():
     mask[:, [3, 7, 60]] = True
     eng = Engine(1, seed=0)
     view = GameView(eng, np.zeros(4000, dtype=np.int64))
-    a = RandomAgent(seed=1).act(None, mask, view)
-    b = RandomAgent(seed=1).act(None, mask, view)
+    a = RandomPolicy(seed=1).act(None, mask, view)
+    b = RandomPolicy(seed=1).act(None, mask, view)
     assert (a == b).all() and set(np.unique(a)) == {3, 7, 60}
     counts = np.bincount(a, minlength=104)[[3, 7, 60]]
     assert counts.min() > 1200

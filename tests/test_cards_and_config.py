@@ -1,4 +1,4 @@
-"""Card ids, text codes, pretty printing, and the rule configuration (pasur-rules.md §1, §8)."""
+"""Card ids, text codes, pretty printing, and the rule configuration (docs/rules.md §1, §8)."""
 
 from __future__ import annotations
 

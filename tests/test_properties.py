@@ -1,6 +1,6 @@
 """Property tests: random legal playouts of the batched engine against an independent model.
 
-Every step of every game is replayed on a small pure-Python model of ``pasur-rules.md``
+Every step of every game is replayed on a small pure-Python model of ``docs/rules.md``
 (capture options by brute force over table subsets, surs, deals, the count), and the
 engine's state, legal masks and step info must agree with it. Further properties:
 card conservation, determinism, batch-size independence, ``copy``/``take``.
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pasur_env import Engine, Position, Rules
-from pasur_env import _kernels as K
+from pasur_env import kernels as K
 from pasur_env.cards import cards_of
 
 PLAY, CAPTURE, DONE = 0, 1, 2

@@ -1,4 +1,4 @@
-"""Scripted positions and decks, one test per rule of ``pasur-rules.md`` (pgx style).
+"""Scripted positions and decks, one test per rule of ``docs/rules.md`` (pgx style).
 
 Each test builds a position or a deck, plays a few actions and asserts on the state,
 the legal mask and the scores. Positions come from ``Engine.from_positions``; cards

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-from agents import GameView, make_agent
-from pasur_env import PasurSingleAgentEnv
-from pasur_env.encoding import encode, observation_size
-from pasur_env.opponents import CallableAgent, OpponentPool, PolicyAgent
+from agents import OpponentPool, PolicyAgent, make_agent
+from pasur_env import CallablePolicy, GameView, PasurSingleAgentEnv
+from pasur_env.observation import encode, observation_size
 
 
 @pytest.fixture
@@ -91,7 +90,7 @@ def test_illegal_action_raises_and_names_legal_ones():
 
 
 def test_sample_is_legal_and_reset_is_seeded():
-    env = PasurSingleAgentEnv(learner_seat="random", opponent="random")
+    env = PasurSingleAgentEnv(learner_seat="random", opponent=make_agent("random"))
     o1, i1 = env.reset(seed=11)
     for _ in range(10):
         assert env.action_masks()[env.action_space.sample()]
@@ -106,7 +105,7 @@ def test_sample_is_legal_and_reset_is_seeded():
 def test_rewards_zero_sum_between_seats_and_match_round_points():
     returns = {}
     for seat in (0, 1):
-        env = PasurSingleAgentEnv(learner_seat=seat, opponent="greedy")
+        env = PasurSingleAgentEnv(learner_seat=seat, opponent=make_agent("greedy"))
         rewards, infos, _ = play_episode(env, seed=5, policy=greedy_learner)
         returns[seat] = sum(rewards)
         ends = [i for i in infos if "round_points" in i]
@@ -151,14 +150,14 @@ def test_opponent_kinds_and_multiplayer():
         calls.append(obs.shape)
         return int(np.flatnonzero(mask)[-1])
 
-    for opp in ("random", make_agent("heuristic", seed=0), fn, CallableAgent(fn)):
+    for opp in (make_agent("random"), make_agent("heuristic", seed=0), fn, CallablePolicy(fn)):
         env = PasurSingleAgentEnv(opponent=opp)
         play_episode(env, seed=0)
     assert calls and calls[0] == (observation_size(env.rules),)
     env = PasurSingleAgentEnv(num_players=4, learner_seat="random", reward="diff")
     rewards, _, obs = play_episode(env, seed=4)
     assert obs.shape == (observation_size(env.rules),) and env.observation_space.shape == obs.shape
-    env3 = PasurSingleAgentEnv(num_players=3, opponent="random", reward="win")
+    env3 = PasurSingleAgentEnv(num_players=3, opponent=make_agent("random"), reward="win")
     rewards, _, _ = play_episode(env3, seed=4)
     assert rewards[-1] in (-1.0, 0.0, 1.0)
     with pytest.raises(ValueError):
@@ -167,10 +166,13 @@ def test_opponent_kinds_and_multiplayer():
         PasurSingleAgentEnv(reward="nope")
     with pytest.raises(TypeError):
         PasurSingleAgentEnv(opponent=3)
+    # the game does not resolve names: the agents package does (and the error says so)
+    with pytest.raises(TypeError, match=r"make_agent\('greedy'\)"):
+        PasurSingleAgentEnv(opponent="greedy")
 
 
 def test_pickle_and_render():
-    env = PasurSingleAgentEnv(render_mode="ansi", opponent="greedy")
+    env = PasurSingleAgentEnv(render_mode="ansi", opponent=make_agent("greedy"))
     env.reset(seed=0)
     assert "learner" in env.render()
     clone = pickle.loads(pickle.dumps(env))
@@ -181,7 +183,7 @@ def test_pickle_and_render():
 def test_maskable_ppo_trains_and_plays_as_opponent(tmp_path, one_torch_thread):
     from sb3_contrib import MaskablePPO
 
-    env = PasurSingleAgentEnv(opponent="random", learner_seat="random")
+    env = PasurSingleAgentEnv(opponent=make_agent("random"), learner_seat="random")
     model = MaskablePPO(
         "MlpPolicy", env, n_steps=512, batch_size=256, n_epochs=1,
         policy_kwargs={"net_arch": [32]}, seed=0, device="cpu",
@@ -190,10 +192,12 @@ def test_maskable_ppo_trains_and_plays_as_opponent(tmp_path, one_torch_thread):
     assert model.num_timesteps >= 2048
     path = tmp_path / "m.zip"
     model.save(path)
-    # the trained model as an opponent: object, path (registry loader), snapshot pool
-    for opp in (model, str(path)):
+    # the trained model as an opponent: wrapped, loaded by the registry, in a pool
+    for opp in (PolicyAgent(model), make_agent(str(path))):
         env2 = PasurSingleAgentEnv(opponent=opp)
         play_episode(env2, seed=1)
+    with pytest.raises(TypeError, match="PolicyAgent"):
+        PasurSingleAgentEnv(opponent=model)  # an SB3 model is not a policy: the error says how
     agent = make_agent(str(path), deterministic=True)
     assert isinstance(agent, PolicyAgent)
     pool = OpponentPool(["greedy"], sampling="latest")

@@ -9,20 +9,26 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents import GameView, make_agent  # noqa: E402
-from pasur_env import Engine  # noqa: E402
-from pasur_env.encoding import encode  # noqa: E402
+from agents import make_agent  # noqa: E402
+from pasur_env import Engine, GameView  # noqa: E402
+from pasur_env.observation import encode  # noqa: E402
 from train import ppo  # noqa: E402
 
 
-def test_args_cli_and_configs() -> None:
+def test_args_cli_and_configs(capsys) -> None:
+    from train.callbacks import parse_schedule
+
     args = ppo.parse_args(["--config", "tiny", "--seed", "3", "--no-shaping"])
     assert args.total_timesteps == 4096 and args.seed == 3 and args.shaping is False
-    docs = ppo.field_docs(ppo.Args)
-    assert set(docs) == {f for f in ppo.Args.__dataclass_fields__}
+    long = ppo.parse_args(["--config", "long", "--total-timesteps", "10"])
+    assert long.config == "long" and long.bc_rounds == 24_000 and long.total_timesteps == 10
+    assert ppo.cli_of(long) == ["--config long", "--total-timesteps 10"]
     with pytest.raises(SystemExit):
         ppo.parse_args(["--config", "nope"])
-    assert ppo.parse_schedule("random:1>0.1,self:0>2") == {"random": (1.0, 0.1), "self": (0.0, 2.0)}
+    assert parse_schedule("random:1>0.1,self:0>2") == {"random": (1.0, 0.1), "self": (0.0, 2.0)}
+    with pytest.raises(SystemExit):  # --help shows every field's docstring (tyro)
+        ppo.parse_args(["--help"])
+    assert "rollout length per game between updates" in " ".join(capsys.readouterr().out.split())
 
 
 def test_train_end_to_end_resume_and_load(tmp_path) -> None:
@@ -76,11 +82,12 @@ def test_train_end_to_end_resume_and_load(tmp_path) -> None:
 def test_policy_agent_rejects_another_observation_layout(tmp_path) -> None:
     from sb3_contrib import MaskablePPO
 
-    from pasur_env.opponents import PolicyAgent
+    from agents import PolicyAgent
     from pasur_env.vector_env import PasurVecEnv
 
-    model = MaskablePPO("MlpPolicy", PasurVecEnv(2, opponent="random", seed=0, num_players=3),
-                        n_steps=8, batch_size=16, policy_kwargs={"net_arch": [8]})
+    venv = PasurVecEnv(2, opponent=make_agent("random"), seed=0, num_players=3)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=16,
+                        policy_kwargs={"net_arch": [8]})
     agent = PolicyAgent(model, name="three-player model")
     eng = Engine(4, seed=0)  # two players: a different observation size
     idx = np.arange(4)

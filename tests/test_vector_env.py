@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import GameView, make_agent
-from pasur_env import PasurSingleAgentEnv
-from pasur_env.encoding import encode
-from pasur_env.opponents import OpponentPool
+from agents import OpponentPool, make_agent
+from pasur_env import GameView, PasurSingleAgentEnv
+from pasur_env.observation import encode
 
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
@@ -23,8 +22,11 @@ def pick(mask: np.ndarray, rng: np.random.Generator) -> int:
 @pytest.mark.parametrize("learner_seat", [0, "random"])
 def test_vec_env_equals_single_envs(learner_seat):
     n, seed, T = 3, 40, 70  # 70 steps span 2-3 episodes per game
-    vec = PasurVecEnv(n, opponent="greedy", learner_seat=learner_seat, seed=seed)
-    singles = [PasurSingleAgentEnv(opponent="greedy", learner_seat=learner_seat) for _ in range(n)]
+    vec = PasurVecEnv(n, opponent=make_agent("greedy"), learner_seat=learner_seat, seed=seed)
+    singles = [
+        PasurSingleAgentEnv(opponent=make_agent("greedy"), learner_seat=learner_seat)
+        for _ in range(n)
+    ]
     vobs = vec.reset()
     sobs = [s.reset(seed=seed + i)[0] for i, s in enumerate(singles)]
     assert vec.get_attr("learner_seat") == [s.learner_seat for s in singles]
@@ -58,7 +60,7 @@ def test_terminal_observation_is_the_learners_and_rewards_zero_sum():
     greedy = make_agent("greedy")
     totals = {}
     for seat in (0, 1):
-        vec = PasurVecEnv(n, opponent="greedy", learner_seat=seat, seed=seed)
+        vec = PasurVecEnv(n, opponent=make_agent("greedy"), learner_seat=seat, seed=seed)
         vec.reset()
         ret = np.zeros(n)
         finished = np.zeros(n, dtype=bool)
@@ -93,13 +95,14 @@ def test_terminal_observation_matches_engine_view():
         if done.any():
             i = int(np.flatnonzero(done)[0])
             # replay the last step on the copy to get the final state
-            from pasur_env.single_agent import LearnerGames
+            from pasur_env.learner_games import LearnerGames
 
             lg = LearnerGames(2, vec.rules, "round", "diff", None, 1, OpponentPool(["greedy"]))
             lg.engine.state[:] = before.state
             lg.seat[:] = seats
+            for g in range(2):
+                lg._assign_opponent(g, lg.pool.sample(lg.rngs[g]))
             lg.learner_step(acts)
-            lg.advance()
             final = lg.engine
             assert final.phase[i] == 2
             mine = encode(final, np.array([i]), np.array([1]))[0]
@@ -112,7 +115,7 @@ def test_terminal_observation_matches_engine_view():
 def test_seed_reset_and_vecenv_plumbing():
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    vec = PasurVecEnv(5, opponent="random", learner_seat="random")
+    vec = PasurVecEnv(5, opponent=make_agent("random"), learner_seat="random")
     vec.seed(123)
     o1 = vec.reset()
     seats = vec.get_attr("learner_seat")
@@ -173,7 +176,8 @@ def test_opponent_pool_swaps_per_game_and_records():
 def test_maskable_ppo_trains_on_vec_env_with_self_play():
     from sb3_contrib import MaskablePPO
 
-    from pasur_env.opponents import policy_snapshot, snapshot_callback
+    from agents import policy_snapshot
+    from train.callbacks import SnapshotEvery
 
     pool = OpponentPool(["greedy"], sampling="uniform", max_size=3, seed=0)
     vec = PasurVecEnv(8, opponent=pool, learner_seat="random", seed=0)
@@ -181,7 +185,7 @@ def test_maskable_ppo_trains_on_vec_env_with_self_play():
         "MlpPolicy", vec, n_steps=128, batch_size=256, n_epochs=1,
         policy_kwargs={"net_arch": [32]}, seed=0, device="cpu",
     )
-    model.learn(2048, callback=snapshot_callback(pool, every=1024))
+    model.learn(2048, callback=SnapshotEvery(pool, every=1024))
     assert model.num_timesteps >= 2048
     assert len(pool) == 3 and pool.entries[0].pinned and pool.names[1].startswith("snapshot@")
     # a snapshot is frozen: it does not follow the learner's later updates

@@ -14,10 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents import GameView, make_agent
-from pasur_env import Engine
-from pasur_env.encoding import encode
+from agents import make_agent
+from pasur_env import Engine, GameView
+from pasur_env.loop import play
+from pasur_env.observation import encode
 from pasur_env.rewards import seat_rewards
+
+TEACHER, WEAK = 0, 1  # policy indices in the play loop
 
 
 @dataclass
@@ -31,6 +34,37 @@ class Demonstrations:
     returns: np.ndarray
 
 
+class _Recorder:
+    """Keeps the teacher's decisions of one batch of rounds (the play loop's hooks)."""
+
+    def __init__(self, engine: Engine, num_players: int) -> None:
+        self.engine = engine
+        self.games, self.seats, self.obs, self.masks, self.actions = [], [], [], [], []
+        self.final = np.zeros((engine.num_games, num_players), dtype=np.float32)
+
+    def decisions(self, k: int, view: GameView, obs: np.ndarray | None, mask: np.ndarray,
+                  actions: np.ndarray) -> None:
+        if k != TEACHER:
+            return
+        self.games.append(view.games)
+        self.seats.append(view.seats)
+        self.obs.append(obs if obs is not None else encode(self.engine, view.games, view.seats))
+        self.masks.append(mask)
+        self.actions.append(actions.copy())
+
+    def step(self, games: np.ndarray, info) -> None:  # noqa: ANN001 - a StepInfo
+        ended = np.flatnonzero(info.round_end)
+        if ended.size:
+            self.final[games[ended]] = seat_rewards(info, self.engine.rules, "diff")[ended]
+
+    def demonstrations(self) -> Demonstrations:
+        games, seats = np.concatenate(self.games), np.concatenate(self.seats)
+        return Demonstrations(
+            np.concatenate(self.obs).astype(np.float16),  # half the memory
+            np.concatenate(self.masks), np.concatenate(self.actions), self.final[games, seats],
+        )
+
+
 def collect(teacher: str, rounds: int, seed: int, batch: int = 2048,
             num_players: int = 2, vs_random: float = 0.0) -> Demonstrations:
     """Play ``rounds`` rounds of ``teacher`` and record every decision the teacher makes.
@@ -39,14 +73,14 @@ def collect(teacher: str, rounds: int, seed: int, batch: int = 2048,
     the uniformly random agent and its decisions are not recorded: the student then
     also sees the positions a weak opponent leads to (loose tables, early surs), which
     self-play of a careful teacher rarely reaches. ``returns`` holds, for each decision,
-    the mover's side's round-point difference (the ``diff`` reward) of its round.
+    the mover's side's round-point difference (the ``diff`` reward) of its round. The
+    rounds are played by the one play loop (:func:`pasur_env.loop.play`).
     """
     if not 0.0 <= vs_random <= 1.0:
         raise ValueError(f"vs_random must lie in [0, 1], got {vs_random!r}")
-    agent = make_agent(teacher, seed=seed)
-    weak = make_agent("random", seed=seed + 1)
+    policies = [make_agent(teacher, seed=seed), make_agent("random", seed=seed + 1)]
     rng = np.random.default_rng(seed)
-    obs_chunks, mask_chunks, act_chunks, ret_chunks = [], [], [], []
+    parts: list[Demonstrations] = []
     done_rounds = 0
     chunk_seed = seed
     while done_rounds < rounds:
@@ -54,47 +88,16 @@ def collect(teacher: str, rounds: int, seed: int, batch: int = 2048,
         eng = Engine(n, seed=chunk_seed, episode="round", auto_reset=False,
                      num_players=num_players)
         chunk_seed += 1
-        games_l, seats_l, obs_l, mask_l, act_l = [], [], [], [], []
-        final = np.zeros((n, num_players), dtype=np.float32)
         # the seat the random agent plays in each game, -1 where the teacher plays all
-        weak_seat = np.where(rng.random(n) < vs_random,
-                             rng.integers(0, num_players, n), -1)
-        live = np.ones(n, dtype=bool)
-        while live.any():
-            live_idx = np.flatnonzero(live)
-            full = np.full(n, -1, dtype=np.int64)
-            legal = eng.legal_mask()
-            by_weak = eng.current_player[live_idx] == weak_seat[live_idx]
-            if by_weak.any():
-                w = live_idx[by_weak]
-                full[w] = weak.act(None, legal[w], GameView(eng, w))
-            idx = live_idx[~by_weak]
-            if idx.size:
-                seats = eng.current_player[idx].copy()
-                mask = legal[idx]
-                ob = encode(eng, idx, seats)
-                acts = agent.act(ob if agent.needs_observation else None, mask,
-                                 GameView(eng, idx))
-                full[idx] = acts
-                games_l.append(idx)
-                seats_l.append(seats)
-                obs_l.append(ob)
-                mask_l.append(mask)
-                act_l.append(acts)
-            info = eng.step(full)
-            ended = np.flatnonzero(info.round_end)
-            if ended.size:
-                final[ended] = seat_rewards(info, eng.rules, "diff")[ended]
-                live[ended] = False
-        games = np.concatenate(games_l)
-        seats = np.concatenate(seats_l)
-        obs_chunks.append(np.concatenate(obs_l).astype(np.float16))  # half the memory
-        mask_chunks.append(np.concatenate(mask_l))
-        act_chunks.append(np.concatenate(act_l))
-        ret_chunks.append(final[games, seats])
+        weak_seat = np.where(rng.random(n) < vs_random, rng.integers(0, num_players, n), -1)
+        seat_policy = np.where(np.arange(num_players)[None, :] == weak_seat[:, None],
+                               WEAK, TEACHER)
+        rec = _Recorder(eng, num_players)
+        play(eng, policies, seat_policy, on_step=rec.step, on_decisions=rec.decisions)
+        parts.append(rec.demonstrations())
         done_rounds += n
-    return Demonstrations(np.concatenate(obs_chunks), np.concatenate(mask_chunks),
-                          np.concatenate(act_chunks), np.concatenate(ret_chunks))
+    return Demonstrations(*(np.concatenate([getattr(d, f) for d in parts])
+                            for f in ("obs", "masks", "actions", "returns")))
 
 
 def pretrain(model, demos: Demonstrations, *, epochs: int, batch_size: int = 1024,  # noqa: ANN001

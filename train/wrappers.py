@@ -11,7 +11,7 @@ from stable_baselines3.common.vec_env import VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 from pasur_env.cards import POINTS_OF
-from pasur_env.encoding import observation_layout
+from pasur_env.observation import observation_layout
 from pasur_env.rules import Rules
 
 

@@ -37,7 +37,7 @@ field                     size         meaning
                                        leaves (table after its best capture, or laid) to a
                                        reply by an unseen card: share of unseen cards that
                                        capture; mean and max reply value / 10; share that
-                                       sur (``_kernels.move_summary``)
+                                       sur (:mod:`pasur_env.move_features`)
 ========================  ===========  =====================================================
 
 Size: ``52 * (16 + S) + 2 + 3 * S + 7 + 3 * P`` (957 for 2 players, 1015 for 3, 963
@@ -49,8 +49,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import _kernels as K
+from . import kernels as K
 from .engine import Engine
+from .move_features import MOVE_FEATURES, move_summary, move_summary_kernel
 from .rules import Rules
 
 __all__ = ["encode", "encode_numpy", "observation_size", "observation_layout"]
@@ -76,7 +77,7 @@ def observation_layout(rules: Rules) -> dict[str, tuple[int, int]]:
         ("hand_size", P),
         ("dealer", P),
         ("last_capturer", P),
-        ("moves", 52 * K.MOVE_FEATURES),
+        ("moves", 52 * MOVE_FEATURES),
     ]
     out, off = {}, 0
     for name, size in sizes:
@@ -88,7 +89,7 @@ def observation_layout(rules: Rules) -> dict[str, tuple[int, int]]:
 def observation_size(rules: Rules) -> int:
     """Length N of the observation vector for ``rules``."""
     P, S = rules.num_players, rules.num_sides
-    return 52 * (6 + S) + 2 + 3 * S + 7 + 3 * P + 52 * K.MOVE_FEATURES
+    return 52 * (6 + S) + 2 + 3 * S + 7 + 3 * P + 52 * MOVE_FEATURES
 
 
 _BIT = np.int64(1) << np.arange(64, dtype=np.int64)
@@ -216,7 +217,7 @@ def encode_numpy(
     who = np.where(g[:, t + 5 : t + 7] < 0, -1, who % P)
     obs[:, o : o + 2 * P] = (who[:, :, None] == plan.rel).reshape(n, 2 * P)
     idx = np.arange(engine.num_games) if games is None else np.asarray(games, dtype=np.int64)
-    K.move_summary_kernel(
+    move_summary_kernel(
         engine.state, idx.reshape(-1), seat, engine.params, bool(engine.rules.open_hand),
         obs[:, o + 2 * P :],
     )
@@ -287,7 +288,7 @@ def _encode_kernel(st, games, seats, params, P, S, open_hand, target, out):  # n
         x += P
         if st[b, K.LAST_CAP] >= 0:
             o[x + (st[b, K.LAST_CAP] - seat) % P] = 1.0
-        K.move_summary(st, b, params, seat, open_hand, o, x + P, opts, stack)
+        move_summary(st, b, params, seat, open_hand, o, x + P, opts, stack)
     return -1
 
 
