@@ -109,6 +109,45 @@ def _rollout_action(
 
 
 @njit(cache=True)
+def rollout_value(
+    work: np.ndarray, info: np.ndarray, rparams: np.ndarray, open_hand: bool, seat: int,
+    card: int, capt: int, policy: int, plies: int, eps: float, hp: np.ndarray, z: np.uint64,
+    rc: np.ndarray, rk: np.ndarray, rs: np.ndarray,
+) -> tuple[float, np.uint64]:
+    """Play full move ``(card, capt)`` in the one-game copy ``work``, then the round out with
+    the rollout policy; returns (the mover's side's round points minus the others' mean,
+    the rollout stream)."""
+    # the move: PLAY the card (unless pending), then its TAKEs in ascending order
+    ended = False
+    first = True
+    while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
+        first = False
+        a = emit_action(work, ROW0, card, capt)
+        K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
+        if info[0, K.I_ROUND_END]:
+            ended = True
+            break
+    ply = 0
+    while not ended and work[0, K.PHASE] != K.DONE:
+        pol = policy if ply < plies else 0
+        ply += 1
+        a, z = _rollout_action(work, rparams, open_hand, pol, eps, hp, z, rc, rk, rs)
+        K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
+        if info[0, K.I_ROUND_END]:
+            ended = True
+    S = rparams[K.P_SIDES]
+    side = side_of(seat, rparams[K.P_PLAYERS])
+    mine = 0.0
+    other = 0.0
+    for s in range(S):
+        if s == side:
+            mine = info[0, K.I_POINTS + s]
+        else:
+            other += info[0, K.I_POINTS + s]
+    return mine - other / (S - 1), z
+
+
+@njit(cache=True)
 def search_one(
     st: np.ndarray,
     g: int,
@@ -138,9 +177,6 @@ def search_one(
     if n == 1:
         return 0
     seat = st[g, K.MOVER]
-    P = params[K.P_PLAYERS]
-    S = params[K.P_SIDES]
-    side = side_of(seat, P)
     canon = np.empty((1, K.NCOL), dtype=np.int64)
     canonical_infoset(st, g, seat, open_hand, canon)
     n_det = max(1, budget // n)
@@ -160,32 +196,11 @@ def search_one(
         for m in range(n):
             for k in range(K.NCOL):
                 work[0, k] = dets[d, k]
-            # the move: PLAY the card (unless pending), then its TAKEs in ascending order
-            ended = False
-            first = True
-            while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
-                first = False
-                a = emit_action(work, ROW0, cards[m], capts[m])
-                K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
-                if info[0, K.I_ROUND_END]:
-                    ended = True
-                    break
-            ply = 0
-            while not ended and work[0, K.PHASE] != K.DONE:
-                pol = policy if ply < plies else 0
-                ply += 1
-                a, z = _rollout_action(work, rparams, open_hand, pol, eps, hp, z, rc, rk, rs)
-                K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
-                if info[0, K.I_ROUND_END]:
-                    ended = True
-            mine = 0.0
-            other = 0.0
-            for s in range(S):
-                if s == side:
-                    mine = info[0, K.I_POINTS + s]
-                else:
-                    other += info[0, K.I_POINTS + s]
-            values[m] += mine - other / (S - 1)
+            value, z = rollout_value(
+                work, info, rparams, open_hand, seat, cards[m], capts[m], policy, plies, eps,
+                hp, z, rc, rk, rs,
+            )  # fmt: skip
+            values[m] += value
     best = 0
     for m in range(n):
         values[m] /= n_det

@@ -248,6 +248,71 @@ class TournamentResult:
         fig.savefig(str(path), dpi=120)
 
 
+@dataclass
+class _Ladder:
+    """Fits ratings to pairwise sums: Bradley-Terry Elo on wins, linear points on diffs."""
+
+    k: int
+    anchor_index: int | None
+    base: float
+
+    def fit(self, w_sum: dict, d_sum: dict, n_sum: dict) -> tuple[np.ndarray, ...]:
+        """``(elo, points, wins matrix)`` from per-pair round wins, point sums and rounds."""
+        k = self.k
+        wins = np.zeros((k, k))
+        diff = np.zeros((k, k))
+        for (i, j), n in n_sum.items():
+            wins[i, j], wins[j, i] = w_sum[(i, j)], n - w_sum[(i, j)]
+            diff[i, j] = d_sum[(i, j)] / n
+            diff[j, i] = -diff[i, j]
+        elo = ELO_PER_LOGIT * bradley_terry(wins)
+        pts = _points_rating(diff)
+        if self.anchor_index is not None:
+            a = self.anchor_index
+            elo, pts = elo - elo[a], pts - pts[a]
+        return elo + self.base, pts, wins
+
+    def fit_matches(self, matches: dict[tuple[int, int], EvalResult],
+                    idx: dict[tuple[int, int], np.ndarray] | None = None) -> tuple[np.ndarray, ...]:
+        """:meth:`fit` on the matches' duplicate groups (all, or the resampled ``idx``)."""
+        w_s, d_s, n_s = {}, {}, {}
+        for key, m in matches.items():
+            sel = slice(None) if idx is None else idx[key]
+            w_s[key] = float(m.group_win_sum[sel].sum())
+            d_s[key] = float(m.group_diff_sum[sel].sum())
+            n_s[key] = float(m.group_rounds[sel].sum())
+        return self.fit(w_s, d_s, n_s)
+
+    def bootstrap(self, matches: dict[tuple[int, int], EvalResult], resamples: int,
+                  seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """95% percentile intervals (k, 2) of Elo and points over resampled groups."""
+        if not resamples:
+            return np.full((self.k, 2), np.nan), np.full((self.k, 2), np.nan)
+        rng = np.random.default_rng([seed, 7])
+        boot_elo = np.empty((resamples, self.k))
+        boot_pts = np.empty((resamples, self.k))
+        for b in range(resamples):
+            idx = {}
+            for key, m in matches.items():
+                G = m.group_rounds.size
+                idx[key] = rng.integers(0, G, G)
+            boot_elo[b], boot_pts[b], _ = self.fit_matches(matches, idx)
+        return (np.percentile(boot_elo, [2.5, 97.5], axis=0).T,
+                np.percentile(boot_pts, [2.5, 97.5], axis=0).T)
+
+
+def _check_field(names: list[str], anchor: str | None, bootstrap: Any) -> None:
+    k = len(names)
+    if k < 2:
+        raise ValueError("a tournament needs at least two agents")
+    if len(set(names)) != k:
+        raise ValueError(f"agent names must be distinct, got {names}")
+    if anchor is not None and anchor not in names:
+        raise ValueError(f"anchor {anchor!r} is not one of the agents {names}")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
+        raise ValueError(f"bootstrap must be a non-negative int, got {bootstrap!r}")
+
+
 def tournament(
     agents: Sequence[str | Policy],
     rounds: int = 2000,
@@ -272,87 +337,28 @@ def tournament(
         Other arguments as for :func:`evaluate`.
     """
     names = [agent_label(a) for a in agents]
+    _check_field(names, anchor, bootstrap)
     k = len(names)
-    if k < 2:
-        raise ValueError("a tournament needs at least two agents")
-    if len(set(names)) != k:
-        raise ValueError(f"agent names must be distinct, got {names}")
-    if anchor is not None and anchor not in names:
-        raise ValueError(f"anchor {anchor!r} is not one of the agents {names}")
-    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 0:
-        raise ValueError(f"bootstrap must be a non-negative int, got {bootstrap!r}")
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
     matches: dict[tuple[int, int], EvalResult] = {}
-    seconds = 0.0
     for i in range(k):
         for j in range(i + 1, k):
-            res = evaluate(
+            matches[(i, j)] = evaluate(
                 agents[i], agents[j], rounds=rounds, players=players, seed=seed, batch=batch,
                 progress=progress, preset=preset, progress_file=progress_file, **rule_flags,
             )
-            matches[(i, j)] = res
-            seconds += res.seconds
-
-    def fit(w_sum: dict, d_sum: dict, n_sum: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        wins = np.zeros((k, k))
-        diff = np.zeros((k, k))
-        for (i, j), n in n_sum.items():
-            wins[i, j], wins[j, i] = w_sum[(i, j)], n - w_sum[(i, j)]
-            diff[i, j] = d_sum[(i, j)] / n
-            diff[j, i] = -diff[i, j]
-        elo = ELO_PER_LOGIT * bradley_terry(wins)
-        pts = _points_rating(diff)
-        if anchor is not None:
-            a = names.index(anchor)
-            elo, pts = elo - elo[a], pts - pts[a]
-        return elo + base, pts, wins
-
-    totals = {key: float(m.group_rounds.sum()) for key, m in matches.items()}
-    elo, pts, wins = fit(
-        {key: float(m.group_win_sum.sum()) for key, m in matches.items()},
-        {key: float(m.group_diff_sum.sum()) for key, m in matches.items()},
-        totals,
-    )
+    ladder = _Ladder(k, None if anchor is None else names.index(anchor), float(base))
+    elo, pts, wins = ladder.fit_matches(matches)
+    elo_ci, pts_ci = ladder.bootstrap(matches, bootstrap, seed)
     diff = np.zeros((k, k))
     for (i, j), m in matches.items():
         diff[i, j], diff[j, i] = m.mean_point_diff, -m.mean_point_diff
     played = wins + wins.T
-    win_rate = wins.sum(axis=1) / np.maximum(played.sum(axis=1), 1e-12)
-
-    elo_ci = np.full((k, 2), np.nan)
-    pts_ci = np.full((k, 2), np.nan)
-    if bootstrap:
-        rng = np.random.default_rng([seed, 7])
-        boot_elo = np.empty((bootstrap, k))
-        boot_pts = np.empty((bootstrap, k))
-        for b in range(bootstrap):
-            w_s, d_s, n_s = {}, {}, {}
-            for key, m in matches.items():
-                G = m.group_rounds.size
-                idx = rng.integers(0, G, G)
-                w_s[key] = float(m.group_win_sum[idx].sum())
-                d_s[key] = float(m.group_diff_sum[idx].sum())
-                n_s[key] = float(m.group_rounds[idx].sum())
-            boot_elo[b], boot_pts[b], _ = fit(w_s, d_s, n_s)
-        elo_ci = np.percentile(boot_elo, [2.5, 97.5], axis=0).T
-        pts_ci = np.percentile(boot_pts, [2.5, 97.5], axis=0).T
-
     return TournamentResult(
-        agents=names,
-        players=players,
-        rounds=int(max(m.rounds for m in matches.values())),
-        seed=int(seed),
-        matches=matches,
-        elo=elo,
-        elo_ci95=elo_ci,
-        points=pts,
-        points_ci95=pts_ci,
-        win_rate=win_rate,
-        wins=wins,
-        diff=diff,
-        anchor=anchor,
-        base=float(base),
-        bootstrap=int(bootstrap),
-        seconds=seconds,
-    )
+        agents=names, players=players, rounds=int(max(m.rounds for m in matches.values())),
+        seed=int(seed), matches=matches, elo=elo, elo_ci95=elo_ci, points=pts,
+        points_ci95=pts_ci, win_rate=wins.sum(axis=1) / np.maximum(played.sum(axis=1), 1e-12),
+        wins=wins, diff=diff, anchor=anchor, base=float(base), bootstrap=int(bootstrap),
+        seconds=sum(m.seconds for m in matches.values()),
+    )  # fmt: skip
