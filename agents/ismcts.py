@@ -123,7 +123,7 @@ def rollout_value(
     while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
         first = False
         a = emit_action(work, ROW0, card, capt)
-        K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
+        K.apply_action(work, ROW0, a, rparams, info, ROW0, NO_RESET)
         if info[0, K.I_ROUND_END]:
             ended = True
             break
@@ -132,7 +132,7 @@ def rollout_value(
         pol = policy if ply < plies else 0
         ply += 1
         a, z = _rollout_action(work, rparams, open_hand, pol, eps, hp, z, rc, rk, rs)
-        K.apply_action(work, ROW0, a, rparams, info[0], NO_RESET)
+        K.apply_action(work, ROW0, a, rparams, info, ROW0, NO_RESET)
         if info[0, K.I_ROUND_END]:
             ended = True
     S = rparams[K.P_SIDES]

@@ -33,9 +33,10 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def bench_steps(num_envs: int, seconds: float, opponent: str, seed: int) -> dict:
+    from agents import make_agent
     from pasur_env import PasurVecEnv
 
-    env = PasurVecEnv(num_envs, opponent=opponent, seed=seed)
+    env = PasurVecEnv(num_envs, opponent=make_agent(opponent), seed=seed)
     rng = np.random.default_rng(seed)
     env.reset()
     for _ in range(20):  # warm-up (JIT caches, allocator)
@@ -81,9 +82,10 @@ class _Timer:
 def bench_ppo(num_envs: int, n_steps: int, total: int, opponent: str, seed: int) -> dict:
     from sb3_contrib import MaskablePPO
 
+    from agents import make_agent
     from pasur_env import PasurVecEnv
 
-    env = PasurVecEnv(num_envs, opponent=opponent, seed=seed)
+    env = PasurVecEnv(num_envs, opponent=make_agent(opponent), seed=seed)
     timer = _Timer()
     # instance attributes shadow the methods: every env call SB3 makes is timed
     env.step_wait = timer.wrap(env.step_wait)

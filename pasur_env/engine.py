@@ -171,6 +171,8 @@ class Engine:
         self.params = self.rules.as_params(episode_round=episode == "round")
         self.state = np.zeros((int(num_games), K.NCOL), dtype=np.int64)
         self._bad = np.zeros(int(num_games), dtype=np.bool_)
+        #: every game's index: the ``games`` of a full-batch step
+        self._all = np.arange(int(num_games), dtype=np.int64)
         self.parallel = parallel
         self.reset(seed=seed)
 
@@ -181,6 +183,7 @@ class Engine:
         new.params, new.parallel = self.params, self.parallel
         new.state = np.ascontiguousarray(state)
         new._bad = np.zeros(len(state), dtype=np.bool_)
+        new._all = np.arange(len(state), dtype=np.int64)
         return new
 
     def copy(self) -> Engine:
@@ -383,12 +386,6 @@ class Engine:
             )
         return idx
 
-    @property
-    def _all(self) -> np.ndarray:
-        idx = self.__dict__.get("_all_games")
-        if idx is None or idx.shape[0] != self.num_games:
-            idx = self._all_games = np.arange(self.num_games, dtype=np.int64)
-        return idx
 
     def legal_mask(self, games: Any = None) -> np.ndarray:
         """Legal actions of the mover of each game (or of ``games``): bool (n, 104)."""

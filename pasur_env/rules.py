@@ -102,7 +102,8 @@ class Rules:
         return dataclasses.replace(self, preset="custom", **flags)
 
     def as_params(self, episode_round: bool = False) -> np.ndarray:
-        """The flags as the int64 vector read by the compiled kernels (see ``_kernels``)."""
+        """The flags as the int64 vector read by the compiled kernels (indices ``P_*`` of
+        :mod:`pasur_env.kernels.state`)."""
         return np.array(
             [
                 self.num_players,

@@ -80,7 +80,7 @@ class PasurSingleAgentEnv(gymnasium.Env, EzPickle):
 
     ## Observation Space
 
-    ``Box(0, 1, (N,), float32)``, the learner's own view (``pasur_env.encoding``;
+    ``Box(0, 1, (N,), float32)``, the learner's own view (``pasur_env.observation``;
     N = 957 for 2 players, 1015 for 3, 963 for 4): own hand, table, each side's pile,
     unseen cards, pending card and selection, phase, clubs/surs/scores per side, deal,
     stock, hand sizes, relative dealer and last capturer, and what each hand card can

@@ -74,31 +74,30 @@ def _club_leader(clubs: np.ndarray, sides: int, params: np.ndarray) -> tuple[int
 
 
 @njit(cache=True)
-def _winner(params: np.ndarray, info: np.ndarray) -> None:
-    """Game end and winner (§6), or the round's winner for one-round episodes, into the
-    game's ``info`` row."""
+def _winner(params: np.ndarray, info: np.ndarray, i: int) -> None:
+    """Game end and winner (§6), or the round's winner for one-round episodes, into row
+    ``i`` of ``info``."""
     sides = params[P_SIDES]
     col = I_POINTS if params[P_EPISODE_ROUND] == 1 else I_SCORES
     best = -1
     for s in range(sides):
-        if best < 0 or info[col + s] > info[col + best]:
+        if best < 0 or info[i, col + s] > info[i, col + best]:
             best = s
     for s in range(sides):
-        if s != best and info[col + s] == info[col + best]:
+        if s != best and info[i, col + s] == info[i, col + best]:
             best = -1
             break
     if params[P_EPISODE_ROUND] == 1:
-        info[I_GAME_END] = 1
-        info[I_WINNER] = best
-    elif best >= 0 and info[I_SCORES + best] >= params[P_TARGET]:
-        info[I_GAME_END] = 1
-        info[I_WINNER] = best
+        info[i, I_GAME_END] = 1
+        info[i, I_WINNER] = best
+    elif best >= 0 and info[i, I_SCORES + best] >= params[P_TARGET]:
+        info[i, I_GAME_END] = 1
+        info[i, I_WINNER] = best
 
 
 @njit(cache=True)
-def score_round(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray) -> None:
-    """Sweep the leftovers, score the round (§6), and record it in ``info`` (the game's
-    row, shape ``(NINFO,)``)."""
+def score_round(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray, i: int) -> None:
+    """Sweep the leftovers, score the round (§6), and record it in row ``i`` of ``info``."""
     num_players = params[P_PLAYERS]
     sides = params[P_SIDES]
     last = st[b, LAST_CAP]
@@ -121,11 +120,11 @@ def score_round(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray) ->
         if params[P_SUR_CUTOFF] == 1 and 5 * st[b, SCORE + s] >= 4 * target:
             surs = 0
         pts += surs * params[P_SUR_POINTS]
-        info[I_POINTS + s] = pts
-        info[I_SURS + s] = st[b, SURS + s]
-        info[I_CLUBS + s] = clubs[s]
+        info[i, I_POINTS + s] = pts
+        info[i, I_SURS + s] = st[b, SURS + s]
+        info[i, I_CLUBS + s] = clubs[s]
     for s in range(sides):
-        st[b, SCORE + s] += info[I_POINTS + s]
-        info[I_SCORES + s] = st[b, SCORE + s]
-    info[I_ROUND_END] = 1
-    _winner(params, info)
+        st[b, SCORE + s] += info[i, I_POINTS + s]
+        info[i, I_SCORES + s] = st[b, SCORE + s]
+    info[i, I_ROUND_END] = 1
+    _winner(params, info, i)

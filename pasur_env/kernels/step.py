@@ -60,7 +60,7 @@ def _capture(st: np.ndarray, b: int, params: np.ndarray, card: int, captured: in
 
 @njit(cache=True)
 def _end_turn(
-    st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray, auto_reset: bool
+    st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray, i: int, auto_reset: bool
 ) -> None:
     """Pass the turn; deal, score the round, end or restart the game as due (§3, §6)."""
     num_players = params[P_PLAYERS]
@@ -75,8 +75,8 @@ def _end_turn(
         deal_hands(st, b, num_players)
         st[b, DEAL] += 1
         return
-    score_round(st, b, params, info)
-    if info[I_GAME_END] == 1:
+    score_round(st, b, params, info, i)
+    if info[i, I_GAME_END] == 1:
         if auto_reset:
             new_game(st, b, params, True)
         else:
@@ -89,15 +89,22 @@ def _end_turn(
 
 @njit(cache=True)
 def apply_action(
-    st: np.ndarray, b: int, a: int, params: np.ndarray, info: np.ndarray, auto_reset: bool
+    st: np.ndarray,
+    b: int,
+    a: int,
+    params: np.ndarray,
+    info: np.ndarray,
+    i: int,
+    auto_reset: bool,
 ) -> None:
-    """Advance game ``b`` by the (already validated) action ``a``; report in ``info``, the
-    game's row ``(NINFO,)`` of a step's info array."""
+    """Advance game ``b`` by the (already validated) action ``a``; report in row ``i`` of
+    ``info`` (a row index rather than a row view: a view costs a reference count in
+    this hottest loop)."""
     for k in range(NINFO):
-        info[k] = 0
-    info[I_WINNER] = -1
+        info[i, k] = 0
+    info[i, I_WINNER] = -1
     seat = st[b, MOVER]
-    info[I_ACTOR] = seat
+    info[i, I_ACTOR] = seat
     phase = st[b, PHASE]
     if phase == DONE:
         return
@@ -124,7 +131,7 @@ def apply_action(
             st[b, SELECTION] = sel
             return
         _capture(st, b, params, card, sel)
-    _end_turn(st, b, params, info, auto_reset)
+    _end_turn(st, b, params, info, i, auto_reset)
 
 
 @njit(cache=True, parallel=False)
@@ -147,7 +154,7 @@ def step_kernel(
     if nbad:
         return nbad
     for i in prange(games.shape[0]):
-        apply_action(st, games[i], actions[i], params, info[i], auto_reset)
+        apply_action(st, games[i], actions[i], params, info, i, auto_reset)
     return 0
 
 
@@ -174,6 +181,6 @@ def playout_kernel(
         for _ in range(steps):
             z, x = splitmix_next(z)
             a = pick_legal(st, b, unit_float(x))
-            apply_action(st, b, a, params, info[b], True)
+            apply_action(st, b, a, params, info, b, True)
             total += info[b, I_ROUND_END]
     return total
