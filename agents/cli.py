@@ -126,26 +126,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _text_stream(args: argparse.Namespace) -> Any:
+    """Where the human-readable text goes: stderr when the JSON goes to stdout."""
+    return sys.stderr if args.json == "-" else sys.stdout
+
+
+def _write_json(res: Any, args: argparse.Namespace, out: Any) -> None:
+    """``--json [PATH]``: the result as JSON to PATH (or stdout)."""
+    from .results import write_json
+
+    if args.json is not None:
+        write_json(res, args.json, sys.stdout)
+        if args.json != "-":
+            print(f"wrote {args.json}", file=out)
+
+
 def _eval(args: argparse.Namespace) -> int:
     from .match import evaluate
-    from .results import write_json
 
     res = evaluate(
         args.a, args.b, rounds=args.rounds, players=args.players, seed=args.seed,
         mode=args.mode, games=args.games, batch=args.batch, progress=not args.no_progress,
         preset=args.preset, **_rules(args.rule),
     )
-    to_stdout = args.json == "-"
-    print(res.summary(), file=sys.stderr if to_stdout else sys.stdout)
-    if args.json is not None:
-        write_json(res, args.json, sys.stdout)
-        if not to_stdout:
-            print(f"wrote {args.json}")
+    out = _text_stream(args)
+    print(res.summary(), file=out)
+    _write_json(res, args, out)
     return 0
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from .results import write_json
     from .tournament import tournament
 
     res = tournament(
@@ -153,8 +163,7 @@ def _tournament(args: argparse.Namespace) -> int:
         batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
         anchor=args.anchor, base=args.base, preset=args.preset, **_rules(args.rule),
     )
-    to_stdout = args.json == "-"
-    out = sys.stderr if to_stdout else sys.stdout
+    out = _text_stream(args)
     print(res.table(), file=out)
     if args.markdown:
         res.write_markdown(args.markdown)
@@ -162,10 +171,7 @@ def _tournament(args: argparse.Namespace) -> int:
     if args.plot:
         res.plot(args.plot)
         print(f"wrote {args.plot}", file=out)
-    if args.json is not None:
-        write_json(res, args.json, sys.stdout)
-        if not to_stdout:
-            print(f"wrote {args.json}")
+    _write_json(res, args, out)
     return 0
 
 

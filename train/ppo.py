@@ -162,44 +162,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-#: named configurations (``--config``); the defaults above are ``default``
-CONFIGS: dict[str, dict[str, Any]] = {
-    "default": {},
-    "long": {  # about 45 min on 2 cores; stronger against greedy and heuristic
-        "total_timesteps": 2_000_000,
-        "bc_rounds": 24_000,
-        "bc_vs_random": 0.5,
-        "bc_epochs": 6,
-        "opponent_schedule": "random:0.5>0.2,greedy:1>1,heuristic:1>1,self:0>1",
-        "snapshot_every": 200_000,
-        "max_snapshots": 8,
-        "eval_every": 500_000,
-        "checkpoint_every": 250_000,
-        "final_eval_rounds": 10_000,
-        "final_eval_games": 300,
-    },
-    "tiny": {  # tests and smoke runs
-        "total_timesteps": 4_096,
-        "num_envs": 8,
-        "bc_rounds": 16,
-        "bc_epochs": 1,
-        "bc_vs_random": 0.5,
-        "bc_torch_threads": 1,
-        "n_steps": 64,
-        "batch_size": 256,
-        "n_epochs": 1,
-        "net_arch": "32",
-        "snapshot_every": 1_024,
-        "eval_every": 2_048,
-        "eval_rounds": 40,
-        "final_eval_rounds": 40,
-        "final_eval_games": 2,
-        "checkpoint_every": 2_048,
-        "progress_bar": False,
-    },
-}
-
-
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
     pre = argparse.ArgumentParser(prog="python -m train.ppo", add_help=False)
