@@ -9,10 +9,21 @@ import pytest
 from agents import AGENT_NAMES, make_agent, register, register_loader
 from agents import registry as reg
 from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent, club_value, hand_size
+from agents.heuristic import (
+    HeuristicAgent,
+    best_of_draw_weights,
+    club_value,
+    hand_size,
+    heuristic_params,
+    leftover_value,
+    move_gain,
+    rank_set,
+    reply_threat,
+)
 from agents.ismcts import ISMCTSAgent, canonical_infoset
 from pasur_env import Engine, GameView, Policy, Position, RandomPolicy, parse_card, parse_cards
 from pasur_env import kernels as K
+from pasur_env.cards import mask_of
 from pasur_env.loop import DecisionClock, play
 
 C = parse_card
@@ -141,6 +152,55 @@ def test_club_value():
     assert club_value(0, 7, 6, 7.0) == -7.0
     assert club_value(3, 3, 7, 7.0) == 0.0
     assert 0.0 < club_value(4, 3, 6, 7.0) < 7.0
+
+
+def test_heuristic_rules_one_by_one():
+    """Each rule of the heuristic is a compiled function that can be checked alone."""
+    hp = heuristic_params()
+    eng = Engine.from_positions([position(["AD 2C KH KS", "3D 4D 5D 6D"], "9H AS")])
+    st, params = eng.state, eng.params
+    sur = int(params[K.P_SUR_POINTS])
+    # a capture that clears the table: two aces and a sur (award 0: no club value)
+    gain, a, r, t2 = move_gain(st, 0, params, hp, C("AD"), mask_of(["9H", "AS"]),
+                               0, 0, 13, 0.0, 0.0, False)
+    assert (gain, t2) == (2.0 + sur, 0)
+    # a lay wins nothing and grows the table
+    gain, a, r, t2 = move_gain(st, 0, params, hp, C("KH"), 0, 0, 0, 13, 0.0, 0.0, False)
+    assert gain == 0.0 and t2 == mask_of(["9H", "AS", "KH"])
+    # the last move of a round: leftovers (A + 10D = 4 points) to whoever captured last
+    assert leftover_value(mask_of(["AS", "10D"]), 0, 0, 0, 0.0, 0.0, True) == 4.0
+    assert leftover_value(mask_of(["AS", "10D"]), 0, 0, 0, 0.0, 0.0, False) == -4.0
+    # the best of m cards drawn from n: a distribution, decreasing with the rank
+    w = np.zeros(53)
+    best_of_draw_weights(10, 3, w)
+    assert abs(w.sum() - 1.0) < 1e-12 and (np.diff(w[:10]) <= 0).all()
+    assert rank_set(mask_of(["AS", "AD", "KC"])) == (1 << 0) | (1 << 12)
+
+
+def test_heuristic_reply_threat_is_the_chance_of_a_king():
+    """A lone king on the table: the threat is sur_points times the chance that the
+    next player's m unknown cards include one of the k unseen kings."""
+    from math import comb
+
+    named = parse_cards("2C 3C 4D 5D KH")
+    stock = parse_cards("KC KD KS 6D 7D 8D 9D 10D")
+    rest = [c for c in range(52) if c not in named + stock]
+    eng = Engine.from_positions([Position(hands=[parse_cards("2C 3C"), parse_cards("4D 5D")],
+                                          table=parse_cards("KH"), stock=stock,
+                                          piles=[rest, []], dealer=1)])
+    st, params = eng.state, eng.params
+    seat = int(st[0, K.MOVER])
+    unseen = int(K.hidden_from(st, 0, seat, False))
+    n, kings = bin(unseen).count("1"), bin(unseen & (0xF << 48)).count("1")
+    m = 2  # the next player's hand
+    w = np.zeros(53)
+    best_of_draw_weights(n, m, w)
+    buf = (np.zeros((13, 2)), np.zeros(13, dtype=np.bool_), np.empty(256, dtype=np.int64),
+           np.empty(53))
+    threat = reply_threat(st[0:1].copy(), params, mask_of(["KH"]), np.zeros(15),
+                          rank_set(unseen), unseen, -1, m, w, buf)
+    want = int(params[K.P_SUR_POINTS]) * (1 - comb(n - kings, m) / comb(n, m))
+    assert kings == 3 and abs(threat - want) < 1e-9
 
 
 def test_hand_size_matches_engine():

@@ -168,3 +168,10 @@ def test_play_one_opponent_per_seat(monkeypatch, capsys) -> None:
                "--episode", "round", "--seed", "1"])
     out = capsys.readouterr().out
     assert rc == 0 and "player_1 (random)" in out and "player_2 (greedy)" in out
+
+
+def test_demo_prints_a_game_between_agents(capsys) -> None:
+    assert main(["demo", "--players", "3", "--seed", "2", "--episode", "round"]) == 0
+    out = capsys.readouterr().out
+    assert "player_2 (random)" in out and "=== round over ===" in out and "game over" in out
+    assert "##" not in out  # watching: every hand is shown
