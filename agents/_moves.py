@@ -25,6 +25,7 @@ __all__ = [
     "option_extends",
     "decision_moves",
     "emit_action",
+    "emit_actions",
 ]
 
 #: buffer length for the moves of one decision
@@ -110,3 +111,13 @@ def emit_action(st: np.ndarray, b: int, card: int, captured: int) -> int:
     if st[b, K.PHASE] == K.PLAY:
         return card
     return K.TAKE_OFFSET + low(captured & ~st[b, K.SELECTION])
+
+
+@njit(cache=True)
+def emit_actions(
+    st: np.ndarray, games: np.ndarray, cards: np.ndarray, capts: np.ndarray, out: np.ndarray
+) -> None:
+    """:func:`emit_action` for a batch: the action due now for move ``(cards[i], capts[i])``
+    of game ``games[i]``."""
+    for i in range(games.shape[0]):
+        out[i] = emit_action(st, games[i], cards[i], capts[i])

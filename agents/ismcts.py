@@ -13,7 +13,8 @@ At a decision of seat ``s`` in game ``g``:
    first ``plies`` actions, then greedy, for every seat; optionally epsilon-greedy)
    with one-round semantics: the engine stops at the round's end, whose scoring
    (clubs, cards, surs after cancellation, the leftover to the last capturer) gives
-   the result;
+   the result (with ``horizon`` h > 0 a rollout stops once h more deals have been
+   dealt, valued by :func:`position_value`);
 4. the move with the best mean of ``my side's round points − mean of the other
    sides'`` is played.
 
@@ -27,16 +28,18 @@ pending card are searched the same way.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
 from pasur_env import kernels as K
 from pasur_env.policy import GameView, check_actions
 
-from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, side_of
+from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, popcnt, side_of
 from .base import Agent
 from .greedy import greedy_action
-from .heuristic import heuristic_action, heuristic_params
+from .heuristic import club_value, heuristic_action, heuristic_params
 
 __all__ = ["ISMCTSAgent", "canonical_infoset", "DEFAULT_BUDGET", "DEFAULT_PLIES"]
 
@@ -109,14 +112,44 @@ def _rollout_action(
 
 
 @njit(cache=True)
+def position_value(work: np.ndarray, rparams: np.ndarray, side: int) -> float:
+    """A round in progress valued for ``side`` without playing it out: the card points and
+    surs captured so far by each side, plus the expected club award with the clubs not
+    yet captured split at random (:func:`agents.heuristic.club_value`); my side minus
+    the others' mean."""
+    S = rparams[K.P_SIDES]
+    sur = rparams[K.P_SUR_POINTS]
+    mine = 0.0
+    other = 0.0
+    my_clubs = 0
+    op_clubs = 0
+    all_clubs = 0
+    for s in range(S):
+        pile = work[0, K.PILE + s]
+        v = float(K.card_points(pile) + sur * work[0, K.SURS + s])
+        c = popcnt(pile & K.CLUB_BITS)
+        all_clubs += c
+        if s == side:
+            mine = v
+            my_clubs = c
+        else:
+            other += v
+            op_clubs = max(op_clubs, c)
+    award = float(rparams[K.P_CLUBS_POINTS] if rparams[K.P_CLUBS_RULE] == 0 else 7)
+    return mine - other / (S - 1) + club_value(my_clubs, op_clubs, 13 - all_clubs, award)
+
+
+@njit(cache=True)
 def rollout_value(
     work: np.ndarray, info: np.ndarray, rparams: np.ndarray, open_hand: bool, seat: int,
     card: int, capt: int, policy: int, plies: int, eps: float, hp: np.ndarray, z: np.uint64,
-    rc: np.ndarray, rk: np.ndarray, rs: np.ndarray,
+    rc: np.ndarray, rk: np.ndarray, rs: np.ndarray, horizon: int,
 ) -> tuple[float, np.uint64]:
     """Play full move ``(card, capt)`` in the one-game copy ``work``, then the round out with
     the rollout policy; returns (the mover's side's round points minus the others' mean,
-    the rollout stream)."""
+    the rollout stream). With ``horizon`` > 0 the rollout stops when ``horizon`` more
+    deals have been dealt, and the position is valued by :func:`position_value`."""
+    deal0 = work[0, K.DEAL]
     # the move: PLAY the card (unless pending), then its TAKEs in ascending order
     ended = False
     first = True
@@ -129,6 +162,8 @@ def rollout_value(
             break
     ply = 0
     while not ended and work[0, K.PHASE] != K.DONE:
+        if horizon > 0 and work[0, K.DEAL] - deal0 >= horizon:
+            return position_value(work, rparams, side_of(seat, rparams[K.P_PLAYERS])), z
         pol = policy if ply < plies else 0
         ply += 1
         a, z = _rollout_action(work, rparams, open_hand, pol, eps, hp, z, rc, rk, rs)
@@ -163,11 +198,15 @@ def search_one(
     cards: np.ndarray,
     capts: np.ndarray,
     values: np.ndarray,
+    keep: np.ndarray,
+    horizon: int,
 ) -> int:
     """Search game ``g``'s decision; returns the index of the best of the listed moves.
 
     ``cards``/``capts`` hold the moves (``decision_moves``), ``values`` receives the
-    mean result of each. ``rparams``: the rules with one-round episodes.
+    mean result of each. ``rparams``: the rules with one-round episodes. Only the moves
+    ``m`` with ``keep[m]`` are searched (the budget is split among them; the others get
+    NaN): a guide such as a network may prune the candidates.
     """
     n = decision_moves(st, g, cards, capts)
     if n <= 0:
@@ -176,10 +215,16 @@ def search_one(
         values[m] = 0.0
     if n == 1:
         return 0
+    n_keep = 0
+    for m in range(n):
+        if keep[m]:
+            n_keep += 1
+    if n_keep == 0:
+        return -1
     seat = st[g, K.MOVER]
     canon = np.empty((1, K.NCOL), dtype=np.int64)
     canonical_infoset(st, g, seat, open_hand, canon)
-    n_det = max(1, budget // n)
+    n_det = max(1, budget // n_keep)
     seeds = np.empty(n_det, dtype=np.int64)
     z = seed
     for d in range(n_det):
@@ -194,17 +239,22 @@ def search_one(
     rs = np.empty(MOVE_BUF, dtype=np.float64)
     for d in range(n_det):
         for m in range(n):
+            if not keep[m]:
+                continue
             for k in range(K.NCOL):
                 work[0, k] = dets[d, k]
             value, z = rollout_value(
                 work, info, rparams, open_hand, seat, cards[m], capts[m], policy, plies, eps,
-                hp, z, rc, rk, rs,
+                hp, z, rc, rk, rs, horizon,
             )  # fmt: skip
             values[m] += value
-    best = 0
+    best = -1
     for m in range(n):
+        if not keep[m]:
+            values[m] = np.nan
+            continue
         values[m] /= n_det
-        if values[m] > values[best]:
+        if best < 0 or values[m] > values[best]:
             best = m
     return best
 
@@ -222,6 +272,7 @@ def ismcts_kernel(
     eps: float,
     hp: np.ndarray,
     seeds: np.ndarray,
+    horizon: int,
     out: np.ndarray,
     chosen: np.ndarray,
 ) -> None:
@@ -231,9 +282,10 @@ def ismcts_kernel(
         cards = np.empty(MOVE_BUF, dtype=np.int64)
         capts = np.empty(MOVE_BUF, dtype=np.int64)
         values = np.empty(MOVE_BUF, dtype=np.float64)
+        keep = np.ones(MOVE_BUF, dtype=np.bool_)
         best = search_one(
             st, g, params, rparams, open_hand, budget, policy, plies, eps, hp,
-            np.uint64(seeds[i]), cards, capts, values,
+            np.uint64(seeds[i]), cards, capts, values, keep, horizon,
         )  # fmt: skip
         if best < 0:
             out[i] = K.pick_legal(st, g, 0.0)
@@ -245,6 +297,70 @@ def ismcts_kernel(
 
 #: a search per decision is costly: two decisions already pay for a second thread
 _ISMCTS = K.BatchKernel(ismcts_kernel, 2)
+
+
+@njit(cache=True, parallel=False)
+def search_values_kernel(
+    st: np.ndarray,
+    games: np.ndarray,
+    params: np.ndarray,
+    rparams: np.ndarray,
+    open_hand: bool,
+    budget: int,
+    policy: int,
+    plies: int,
+    eps: float,
+    hp: np.ndarray,
+    seeds: np.ndarray,
+    horizon: int,
+    offsets: np.ndarray,
+    keep_rows: np.ndarray,
+    values_out: np.ndarray,
+) -> None:
+    """The search's value of every move of every decision of ``games`` (in
+    ``decision_moves`` order) into ``values_out[offsets[i]:offsets[i + 1]]``; a forced
+    move (one option) gets 0: it is not searched; a move whose ``keep_rows`` entry is
+    False gets NaN."""
+    for i in prange(games.shape[0]):
+        cards = np.empty(MOVE_BUF, dtype=np.int64)
+        capts = np.empty(MOVE_BUF, dtype=np.int64)
+        values = np.empty(MOVE_BUF, dtype=np.float64)
+        keep = np.zeros(MOVE_BUF, dtype=np.bool_)
+        for m in range(offsets[i + 1] - offsets[i]):
+            keep[m] = keep_rows[offsets[i] + m]
+        search_one(
+            st, games[i], params, rparams, open_hand, budget, policy, plies, eps, hp,
+            np.uint64(seeds[i]), cards, capts, values, keep, horizon,
+        )  # fmt: skip
+        for m in range(offsets[i + 1] - offsets[i]):
+            values_out[offsets[i] + m] = values[m]
+
+
+_VALUES = K.BatchKernel(search_values_kernel, 2)
+
+
+def search_values(
+    engine: object, games: np.ndarray, offsets: np.ndarray, seeds: np.ndarray, *,
+    budget: int = DEFAULT_BUDGET, rollout: str = "heuristic", plies: int = DEFAULT_PLIES,
+    epsilon: float = 0.0, keep: np.ndarray | None = None, horizon: int = 0,
+) -> np.ndarray:
+    """Action values of determinized search for every move of every decision of ``games``
+    (moves as :func:`agents.net.features.candidate_moves` lists them: ``offsets``), one
+    stream seed per decision: the mean result (my side's round points minus the others'
+    mean) of ``budget // moves`` rollouts after each move. ``keep`` (bool per move row)
+    restricts the search to some moves (the others get NaN)."""
+    games = np.ascontiguousarray(games, dtype=np.int64)
+    out = np.zeros(int(offsets[-1]), dtype=np.float64)
+    rparams = engine.params.copy()  # type: ignore[attr-defined]
+    rparams[K.P_EPISODE_ROUND] = 1
+    open_hand = bool(engine.rules.open_hand)  # type: ignore[attr-defined]
+    _VALUES.for_batch(games.shape[0])(
+        engine.state, games, engine.params, rparams, open_hand, int(budget),  # type: ignore[attr-defined]
+        ROLLOUT_POLICIES.index(rollout), int(plies), float(epsilon), heuristic_params(),
+        np.ascontiguousarray(seeds, dtype=np.int64), int(horizon), offsets,
+        np.ones(out.shape[0], dtype=np.bool_) if keep is None else np.asarray(keep, np.bool_), out,
+    )  # fmt: skip
+    return out
 
 
 class ISMCTSAgent(Agent):
@@ -259,6 +375,9 @@ class ISMCTSAgent(Agent):
             the heuristic before greedy takes over (``None``: the whole rollout).
         parallel: search the decisions of a batch on several threads (``None``:
             when the batch has at least two decisions).
+        horizon: 0 (default) plays every rollout to the round's end; ``h`` > 0 stops a
+            rollout once ``h`` more deals have been dealt and values the position by
+            :func:`position_value` (shorter, less noisy rollouts).
     """
 
     name = "ismcts"
@@ -271,6 +390,7 @@ class ISMCTSAgent(Agent):
         epsilon: float = 0.0,
         plies: int | None = DEFAULT_PLIES,
         parallel: bool | None = None,
+        horizon: int = 0,
     ) -> None:
         if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
             raise ValueError(f"budget must be a positive int, got {budget!r}")
@@ -285,6 +405,9 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"plies must be a non-negative int or None, got {plies!r}")
         self.plies = 1 << 30 if plies is None else int(plies)
         self.parallel = parallel
+        if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
+            raise ValueError(f"horizon must be a non-negative int, got {horizon!r}")
+        self.horizon = horizon
         self._hp = heuristic_params()
         self._plans: dict[tuple[int, ...], int] = {}
         self.reset(seed)
@@ -337,24 +460,30 @@ class ISMCTSAgent(Agent):
         if len(self._plans) > 100_000:  # stale plans of abandoned games
             self._plans.clear()
 
+    def _search(
+        self, engine: Any, games: np.ndarray, obs: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Search the decisions of ``games``: ``(actions, chosen capture sets)``."""
+        seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
+        acts = np.empty(len(games), dtype=np.int64)
+        chosen = np.empty(len(games), dtype=np.int64)
+        rparams = engine.params.copy()
+        rparams[K.P_EPISODE_ROUND] = 1
+        _ISMCTS.for_batch(len(games), self.parallel)(
+            engine.state, games, engine.params, rparams, bool(engine.rules.open_hand),
+            self.budget, ROLLOUT_POLICIES.index(self.rollout), self.plies, self.epsilon,
+            self._hp, seeds, self.horizon, acts, chosen,
+        )  # fmt: skip
+        return acts, chosen
+
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
-        eng = view.engine
-        st = eng.state
+        st = view.engine.state
         games = np.ascontiguousarray(view.games, dtype=np.int64)
         out = np.empty(len(games), dtype=np.int64)
         todo = self._follow_plans(st, games, mask, out)
         if len(todo):
             sub = games[todo]
-            seeds = self.rng.integers(0, 2**63 - 1, size=len(sub), dtype=np.int64)
-            acts = np.empty(len(sub), dtype=np.int64)
-            chosen = np.empty(len(sub), dtype=np.int64)
-            rparams = eng.params.copy()
-            rparams[K.P_EPISODE_ROUND] = 1
-            _ISMCTS.for_batch(len(sub), self.parallel)(
-                st, sub, eng.params, rparams, bool(eng.rules.open_hand), self.budget,
-                ROLLOUT_POLICIES.index(self.rollout), self.plies, self.epsilon, self._hp, seeds,
-                acts, chosen,
-            )  # fmt: skip
+            acts, chosen = self._search(view.engine, sub, None if obs is None else obs[todo])
             out[todo] = acts
             self._remember_plans(st, sub, acts, chosen)
         return check_actions(out, np.asarray(mask), self.name)

@@ -3,7 +3,9 @@
 Names map to factories (:func:`register`); other specs, such as file paths, go through
 *loaders* (:func:`register_loader`): a predicate on the spec string and a factory that
 receives the spec. Built in: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo``
-(the shipped MaskablePPO model) and a loader for saved SB3 models (``*.zip``)::
+(the shipped MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring
+network, alone or guiding search), a loader for saved SB3 models (``*.zip``) and one
+for saved networks (``*.npz``)::
 
     make_agent("runs/ppo/model.zip", seed=0)   # a PolicyAgent, playing deterministically
 
@@ -211,3 +213,30 @@ def _make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
 
 register_loader(lambda spec: spec.lower().endswith(".zip"), _load_sb3)
 register("ppo", _make_ppo)
+
+
+def _make_net(seed: int | None = None, **kwargs: Any) -> Policy:
+    """The move-scoring network alone (``agents.net``); the shipped one for the game's
+    number of players unless ``path=`` names another."""
+    from .net import NetAgent
+
+    return NetAgent(seed=seed, **kwargs)
+
+
+def _make_net_ismcts(seed: int | None = None, **kwargs: Any) -> Policy:
+    """Determinized search guided by the network (``agents.net.search``)."""
+    from .net.search import NetSearchAgent
+
+    return NetSearchAgent(seed=seed, **kwargs)
+
+
+def _load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+    """A saved network (``.npz``, written by ``train.net``) as the ``net`` agent."""
+    from .net import NetAgent
+
+    return NetAgent(seed=seed, path=spec, **kwargs)
+
+
+register("net", _make_net)
+register("net-ismcts", _make_net_ismcts)
+register_loader(lambda spec: spec.lower().endswith(".npz"), _load_net)

@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,6 +104,8 @@ class TournamentResult:
     base: float
     bootstrap: int
     seconds: float
+    #: each agent's mean thinking time per decision over its matches (seconds)
+    seconds_per_decision: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
     def order(self) -> list[int]:
         """Agent indices from the best rating down."""
@@ -120,12 +123,17 @@ class TournamentResult:
                     "points": json_number(self.points[i]),
                     "points_ci95": [json_number(x) for x in self.points_ci95[i]],
                     "round_win_rate": json_number(self.win_rate[i]),
+                    "seconds_per_decision": json_number(self._spd(i)),
                 }
             )
         return out
 
+    def _spd(self, i: int) -> float:
+        return float(self.seconds_per_decision[i]) if self.seconds_per_decision.size else math.nan
+
     def _table_rows(self) -> tuple[list[str], list[list[str]]]:
-        head = ["rank", "agent", "Elo", "95% CI", "pts/round vs field", "95% CI", "round wins"]
+        head = ["rank", "agent", "Elo", "95% CI", "pts/round vs field", "95% CI", "round wins",
+                "time/decision"]
         body = []
         for r in self.rows():
             lo, hi = r["elo_ci95"]
@@ -139,6 +147,7 @@ class TournamentResult:
                     f"{r['points']:+.2f}",
                     f"[{plo:+.2f}, {phi:+.2f}]",
                     f"{100 * r['round_win_rate']:.1f}%",
+                    _time(r["seconds_per_decision"]),
                 ]
             )
         return head, body
@@ -301,6 +310,24 @@ class _Ladder:
                 np.percentile(boot_pts, [2.5, 97.5], axis=0).T)
 
 
+def _time(seconds: float | None) -> str:
+    """A time per decision for a table: µs below a millisecond, else ms."""
+    if seconds is None or not math.isfinite(seconds):
+        return ""
+    return f"{seconds * 1e6:.0f} µs" if seconds < 1e-3 else f"{seconds * 1e3:.1f} ms"
+
+
+def _thinking_times(matches: dict[tuple[int, int], EvalResult], k: int) -> np.ndarray:
+    """Each agent's thinking time per decision, pooled over its matches."""
+    secs, n = np.zeros(k), np.zeros(k)
+    for (i, j), m in matches.items():
+        for who, side in ((i, "a"), (j, "b")):
+            d = m.agent_decisions.get(side, 0)
+            secs[who] += m.seconds_per_decision.get(side, 0.0) * d
+            n[who] += d
+    return np.where(n > 0, secs / np.maximum(n, 1), np.nan)
+
+
 def _check_field(names: list[str], anchor: str | None, bootstrap: Any) -> None:
     k = len(names)
     if k < 2:
@@ -359,6 +386,7 @@ def tournament(
         agents=names, players=players, rounds=int(max(m.rounds for m in matches.values())),
         seed=int(seed), matches=matches, elo=elo, elo_ci95=elo_ci, points=pts,
         points_ci95=pts_ci, win_rate=wins.sum(axis=1) / np.maximum(played.sum(axis=1), 1e-12),
+        seconds_per_decision=_thinking_times(matches, k),
         wins=wins, diff=diff, anchor=anchor, base=float(base), bootstrap=int(bootstrap),
         seconds=sum(m.seconds for m in matches.values()),
     )  # fmt: skip

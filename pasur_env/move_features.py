@@ -22,7 +22,7 @@ MOVE_FEATURES = 10
 
 
 @njit(cache=True)
-def _reply_summary(
+def reply_summary(
     st: np.ndarray,
     b: int,
     params: np.ndarray,
@@ -138,7 +138,7 @@ def move_summary(
             after = table & ~best_opt
         else:
             after = table | (1 << c)
-        r_any, r_mean, r_top, r_sur = _reply_summary(st, b, params, after, unseen, opts, stack)
+        r_any, r_mean, r_top, r_sur = reply_summary(st, b, params, after, unseen, opts, stack)
         out[off + 312 + c] = r_any
         out[off + 364 + c] = min(r_mean / 10.0, 1.0)
         out[off + 416 + c] = min(r_top / 10.0, 1.0)

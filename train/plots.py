@@ -49,7 +49,7 @@ def plot_learning_curve(monitor_csv: Path, out: Path, window: int = 2000) -> Pat
     return Path(out)
 
 
-def plot_evaluations(evals_csv: Path, out: Path) -> Path | None:
+def plot_evaluations(evals_csv: Path, out: Path, xlabel: str = "learner decisions") -> Path | None:
     """Duplicate-deal evaluation (mean points/round with 95% CI) per opponent over training."""
     if not Path(evals_csv).exists():
         return None
@@ -68,7 +68,7 @@ def plot_evaluations(evals_csv: Path, out: Path) -> Path | None:
         ax.plot(a[:, 0], a[:, 1], marker="o", label=f"vs {opp}")
         ax.fill_between(a[:, 0], a[:, 2], a[:, 3], alpha=0.2)
     ax.axhline(0, color="grey", lw=0.5)
-    ax.set_xlabel("learner decisions")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("mean points/round (learner − opponent)")
     ax.set_title("Duplicate-deal evaluation during training (95% CI)")
     ax.legend()

@@ -1,0 +1,101 @@
+"""The ``net-ismcts`` agent: determinized search guided by the move-scoring network.
+
+At each decision the network scores every candidate move (one batched forward pass for
+the whole batch of decisions). The search then spends its whole rollout budget on the
+network's ``top_k`` moves only, so each of them gets more determinizations than plain
+ISMCTS gives it, and the decision is taken on a blend of the two estimates of each
+move's value: ``(1 - prior_weight) * rollout mean + prior_weight * Q``. Both estimate
+the same thing (the round-point difference after the move), the rollouts with sampling
+noise, the network with its approximation error.
+
+The rollouts are shorter and better than plain ISMCTS's: the heuristic plays every
+seat (not greedy after a few plies), and a rollout stops when ``horizon`` more deals
+have been dealt, where the position is valued by the points captured so far and the
+expected club award (:func:`agents.ismcts.position_value`): the later deals' card
+luck, most of a rollout's noise, is left out. The defaults take about the time per
+decision of ``ismcts`` (see docs/agents.md). Multi-step captures are completed as
+planned, as in :class:`agents.ISMCTSAgent`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pasur_env.policy import GameView
+
+from .._moves import emit_actions
+from ..ismcts import ISMCTSAgent, search_values
+from .agent import NetAgent, best_moves
+from .model import MoveNet
+
+__all__ = ["NetSearchAgent", "top_k_mask"]
+
+
+def top_k_mask(q: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
+    """Bool per move row: among the ``k`` best of its decision (ties by row order)."""
+    counts = np.diff(offsets)
+    dec = np.repeat(np.arange(counts.size), counts)
+    order = np.lexsort((np.arange(q.size), -q, dec))  # by decision, best first
+    rank = np.empty(q.size, dtype=np.int64)
+    rank[order] = np.arange(q.size) - np.repeat(offsets[:-1], counts)
+    return rank < k
+
+
+class NetSearchAgent(ISMCTSAgent):
+    """Network-guided determinized search (module docstring).
+
+    Args:
+        seed: seeds the determinizations.
+        budget: rollouts per decision, split over the kept moves.
+        top_k: moves the search considers (the network's best).
+        prior_weight: weight of the network's value in the final blend.
+        path, model: the network (default: the shipped one for the game's players).
+        rollout, plies, parallel, horizon: as for :class:`agents.ISMCTSAgent` (here the
+            heuristic plays whole rollouts, which stop after two more deals).
+    """
+
+    name = "net-ismcts"
+    needs_observation = True
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        budget: int = 250,
+        top_k: int = 2,
+        prior_weight: float = 0.3,
+        path: str | Path | None = None,
+        model: MoveNet | None = None,
+        rollout: str = "heuristic",
+        plies: int | None = None,
+        parallel: bool | None = None,
+        horizon: int = 2,
+    ) -> None:
+        super().__init__(seed=seed, budget=budget, rollout=rollout, plies=plies,
+                         parallel=parallel, horizon=horizon)
+        if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+            raise ValueError(f"top_k must be a positive int, got {top_k!r}")
+        if not 0.0 <= float(prior_weight) <= 1.0:
+            raise ValueError(f"prior_weight must be in [0, 1], got {prior_weight!r}")
+        self.top_k, self.prior_weight = top_k, float(prior_weight)
+        self.net = NetAgent(path=path, model=model)
+
+    def _search(
+        self, engine: Any, games: np.ndarray, obs: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        if obs is None:
+            raise ValueError(f"{self.name} needs observations")
+        offsets, cards, capts, q = self.net.scores(obs, GameView(engine, games))
+        keep = top_k_mask(q, offsets, self.top_k)
+        seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
+        values = search_values(engine, games, offsets, seeds, budget=self.budget,
+                               rollout=self.rollout, plies=self.plies, keep=keep,
+                               horizon=self.horizon)
+        w = self.prior_weight
+        blend = np.where(keep, (1.0 - w) * np.nan_to_num(values) + w * q, -np.inf)
+        best = best_moves(blend, offsets)
+        acts = np.empty(len(games), dtype=np.int64)
+        emit_actions(engine.state, games, cards[best], capts[best], acts)
+        return acts, capts[best]

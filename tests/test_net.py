@@ -1,0 +1,105 @@
+"""The move-scoring network: features, the numpy model, the ``net`` and ``net-ismcts``
+agents, and the training pipeline end to end at tiny sizes (P = 2, 3, 4)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.net import MoveNet, NetAgent  # noqa: E402
+from agents.net import agent as net_agent  # noqa: E402
+from agents.net.features import MOVE_WIDTH, candidate_moves  # noqa: E402
+from agents.net.search import NetSearchAgent, top_k_mask  # noqa: E402
+from pasur_env import Engine, GameView  # noqa: E402
+from pasur_env import kernels as K  # noqa: E402
+from pasur_env.loop import play  # noqa: E402
+from pasur_env.observation import encode, observation_size  # noqa: E402
+from pasur_env.rules import make_rules  # noqa: E402
+
+
+def tiny_net(players: int, seed: int = 0) -> MoveNet:
+    obs = observation_size(make_rules(num_players=players))
+    return MoveNet.init(obs, 16, 8, seed=seed, num_players=players)
+
+
+def test_candidate_moves_match_the_engine() -> None:
+    eng = Engine(64, seed=3, episode="round")
+    eng.random_playout(17, seed=1)  # some games in the CAPTURE phase
+    games = np.arange(64)
+    offsets, cards, capts, feats = candidate_moves(eng, games)
+    assert feats.shape == (offsets[-1], MOVE_WIDTH) and np.isfinite(feats).all()
+    for g in range(64):
+        rows = range(offsets[g], offsets[g + 1])
+        if eng.phase[g] == K.PLAY:
+            want = sorted((c, sum(1 << t for t in cap)) for c, cap in eng.move_options(g))
+            assert sorted((int(cards[r]), int(capts[r])) for r in rows) == want
+        assert len(rows) >= 1
+        assert all(feats[r, int(cards[r])] == 1.0 for r in rows)  # the played card
+
+
+def test_network_agents_act_legally_for_every_player_count() -> None:
+    for players in (2, 3, 4):
+        net = tiny_net(players)
+        for agent in (NetAgent(model=net), NetSearchAgent(model=net, budget=8, seed=0)):
+            eng = Engine(6, seed=players, episode="round", auto_reset=False,
+                         num_players=players)
+            play(eng, [agent], np.zeros((6, players), dtype=np.int64))  # checks every action
+            assert (eng.phase == K.DONE).all()
+
+
+def test_a_network_refuses_another_game(tmp_path) -> None:
+    path = tiny_net(2).save(tmp_path / "two.npz")
+    agent = make_agent(str(path))  # the .npz loader
+    eng = Engine(2, seed=0, num_players=3)
+    obs = encode(eng)
+    with pytest.raises(ValueError, match="trained for 2 players, the game has 3"):
+        agent.act(obs, eng.legal_mask(), GameView.all(eng))
+    bad = tiny_net(2)
+    bad.params["w_obs"] = np.zeros((700, 16), dtype=np.float32)
+    eng2 = Engine(2, seed=0)
+    with pytest.raises(ValueError, match="expects observations of 700 features"):
+        NetAgent(model=bad).act(encode(eng2), eng2.legal_mask(), GameView.all(eng2))
+    with pytest.raises(ValueError, match="not a move network"):
+        np.savez(tmp_path / "junk.npz", x=np.zeros(3))
+        MoveNet.load(tmp_path / "junk.npz")
+
+
+def test_no_shipped_network_is_a_clear_error(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(net_agent, "PRETRAINED_DIR", tmp_path)
+    eng = Engine(2, seed=0, num_players=4)
+    with pytest.raises(ValueError, match="no shipped network for 4 players"):
+        NetAgent().act(encode(eng), eng.legal_mask(), GameView.all(eng))
+
+
+def test_top_k_mask() -> None:
+    q = np.array([1.0, 3.0, 2.0, 5.0, 0.0, 0.0])
+    offsets = np.array([0, 3, 4, 6])
+    assert top_k_mask(q, offsets, 2).tolist() == [False, True, True, True, True, True]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
+    from train import net as train_net
+
+    args = ["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path), "--players",
+            str(players), "--iterations", "1"]
+    run = train_net.main(args)
+    for name in ("net.npz", "report.md", "final_eval.json", "evals.csv", "checkpoint.json"):
+        assert (run / name).exists(), name
+    first = json.loads((run / "checkpoint.json").read_text())
+    assert first["iteration"] == 1
+    train_net.main(args[:-1] + ["2", "--resume"])  # a second iteration on top of the first
+    state = json.loads((run / "checkpoint.json").read_text())
+    assert state["iteration"] == 2 and len(state["history"]) == 2
+    agent = make_agent(str(run / "net.npz"))
+    assert agent.name == "net"
+    eng = Engine(4, seed=9, episode="round", auto_reset=False, num_players=players)
+    play(eng, [agent], np.zeros((4, players), dtype=np.int64))
+    final = json.loads((run / "final_eval.json").read_text())
+    assert {r["b"] for r in final} == {"random", "greedy"}
+    assert "net − opponent" in (run / "report.md").read_text()

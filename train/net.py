@@ -1,0 +1,401 @@
+"""Train the move-scoring network from search: label positions, fit, play, repeat.
+
+Read top to bottom (CleanRL style):
+
+1. ``Args``: every setting, with its meaning; ``--config long`` is the run behind the
+   shipped 2-player ``net``, ``--players 3``/``4`` trains for other tables.
+2. Each *iteration* plays one-round games in which a :class:`train.net_data.SearchLabeler`
+   holds one side: at every decision it values **every** candidate move by determinized
+   search (ISMCTS rollouts on the batched engine), records the observation, the move
+   features and the values, and plays the best move. The other side is drawn from a mix
+   of opponents: the labeler itself, the scripted agents, and from the second iteration
+   on the network being trained, so the positions follow the learner's own play.
+3. The network (:class:`train.net_fit.TorchMoveNet`) is fitted on everything labelled so
+   far (warm start from the last iteration): it learns each move's value, so it needs no
+   search to play.
+4. After each iteration the network plays duplicate-deal matches against the
+   evaluation opponents (TensorBoard ``eval/...``, ``evals.csv``); the data, the network
+   and the random state are checkpointed, so ``--resume`` continues a run.
+5. At the end: ``runs/<name>/net.npz`` (the network with its provenance), a final
+   evaluation against every baseline (``final_eval.json``) and ``report.md``.
+
+    python -m train.net --name net --total-decisions 100000
+    tensorboard --logdir runs
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import tyro
+
+
+@dataclass
+class Args:
+    name: str = "net"
+    """run name: everything is written to ``<runs_dir>/<name>/``"""
+    runs_dir: str = "runs"
+    """folder holding the runs"""
+    config: str = "default"
+    """named configuration whose values replace the defaults below: ``default``, ``long``
+    or ``tiny`` (flags given on the command line still win)"""
+    seed: int = 1
+    """seed of the games, the searches, the network's initialisation and the evaluations"""
+    players: int = 2
+    """players per game (4 = two teams); the network is made for this number"""
+    total_decisions: int = 130_000
+    """labelled decisions to collect in all (forced decisions are not counted)"""
+    iterations: int = 2
+    """label-fit rounds the decisions are split into; the network joins the opponents'
+    mix after the first"""
+    label_budget: int = 300
+    """search rollouts per labelled decision (split over its moves)"""
+    label_plies: int = 6
+    """rollout actions played by the heuristic before greedy takes over"""
+    explore: float = 0.05
+    """probability that the labeler plays a random candidate move instead of its best"""
+    opponent_mix: str = "self:1,heuristic:1,greedy:0.5,random:0.25,net:1"
+    """the labeler's opponents and their weights (``self``: the labeler; ``net``: the
+    network being trained, from the second iteration)"""
+    games_per_batch: int = 256
+    """one-round games played together while labelling"""
+    hidden: int = 512
+    """width of the network's first hidden layer (the second is half of it)"""
+    epochs: int = 10
+    """passes over the labelled data at each fit"""
+    batch_size: int = 512
+    """decisions per minibatch"""
+    learning_rate: float = 1e-3
+    """Adam step size at the start of a fit (decays linearly to a tenth)"""
+    weight_decay: float = 1e-5
+    """Adam weight decay"""
+    level_weight: float = 0.5
+    """weight of the decision's mean value in the loss (the move advantages weigh 1)"""
+    eval_rounds: int = 2_000
+    """duplicate-deal rounds per opponent after each iteration"""
+    eval_opponents: str = "greedy,heuristic"
+    """opponents of the evaluation after each iteration"""
+    final_eval_rounds: int = 10_000
+    """duplicate-deal rounds per opponent in the final evaluation"""
+    final_eval_opponents: str = "random,greedy,heuristic,ismcts:400,ppo"
+    """final opponents; ``name:R`` plays only R rounds (ISMCTS is slow); ``ppo`` only with
+    2 players"""
+    torch_threads: int = 2
+    """torch CPU threads while fitting (the search uses numba's threads while labelling)"""
+    time_limit_min: float = 0.0
+    """stop labelling after this many minutes in all (0 = no limit); the data so far is
+    still fitted, evaluated and reported"""
+    resume: bool = False
+    """continue from this run's latest checkpoint"""
+    progress_bar: bool = True
+    """show progress bars"""
+
+
+#: named configurations (``--config``); the defaults above are ``default``
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "long": {  # about 50 min on 2 cores: the shipped 2-player ``net``
+        "total_decisions": 450_000,
+        "iterations": 3,
+        "epochs": 12,
+        "final_eval_opponents": "random,greedy,heuristic,ismcts:1000,ppo",
+    },
+    "tiny": {  # tests and smoke runs
+        "total_decisions": 300,
+        "iterations": 2,
+        "label_budget": 16,
+        "games_per_batch": 16,
+        "hidden": 32,
+        "epochs": 1,
+        "batch_size": 64,
+        "eval_rounds": 20,
+        "final_eval_rounds": 20,
+        "final_eval_opponents": "random,greedy",
+        "torch_threads": 1,
+        "progress_bar": False,
+    },
+}
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
+    pre = argparse.ArgumentParser(prog="python -m train.net", add_help=False)
+    pre.add_argument("--config", default="default")
+    known, _ = pre.parse_known_args(argv)
+    if known.config not in CONFIGS:
+        pre.error(f"unknown --config {known.config!r}; known: {sorted(CONFIGS)}")
+    default = Args(**{**CONFIGS[known.config], "config": known.config})
+    args = tyro.cli(Args, default=default, args=argv, description=__doc__)
+    if args.players not in (2, 3, 4):
+        pre.error(f"--players must be 2, 3 or 4, got {args.players}")
+    return args
+
+
+def cli_of(args: Args) -> list[str]:
+    """The flags that differ from the defaults of ``args.config`` (to reproduce a run)."""
+    base = Args(**CONFIGS[args.config])
+    out = [f"--config {args.config}"] if args.config != "default" else []
+    for f in dataclasses.fields(Args):
+        v = getattr(args, f.name)
+        if f.name not in ("config", "resume") and v != getattr(base, f.name):
+            flag = "--" + f.name.replace("_", "-")
+            out.append(flag if v is True else f"--no-{flag[2:]}" if v is False else f"{flag} {v}")
+    return out
+
+
+# ---- the pieces of a run ------------------------------------------------------------------
+@dataclass
+class State:
+    """A run's progress: the iterations done, the labelled data, the network, the history.
+
+    A checkpoint is three kinds of plain files, no pickle: ``checkpoint.json``
+    (iteration, seconds, history), ``checkpoint_net.npz`` (the network) and one
+    ``data/iteration_<k>.npz`` per iteration's labelled decisions.
+    """
+
+    iteration: int = 0
+    seconds: float = 0.0
+    data: list[Any] = dataclasses.field(default_factory=list)
+    net: Any = None  # agents.net.MoveNet
+    history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def save_checkpoint(run_dir: Path, state: State) -> None:
+    """Write the iteration's data file, the network and the progress (atomically last)."""
+    (run_dir / "data").mkdir(exist_ok=True)
+    k = state.iteration
+    state.data[k - 1].save(run_dir / "data" / f"iteration_{k}.npz")
+    state.net.save(run_dir / "checkpoint_net.npz")
+    tmp = run_dir / "checkpoint.json.tmp"
+    tmp.write_text(json.dumps({"iteration": k, "seconds": state.seconds,
+                               "history": state.history}, indent=2))
+    os.replace(tmp, run_dir / "checkpoint.json")
+
+
+def load_checkpoint(run_dir: Path) -> State | None:
+    """The run's state from its checkpoint files, or None when there is none."""
+    from agents.net import MoveNet
+    from train.net_data import Dataset
+
+    path = run_dir / "checkpoint.json"
+    if not path.exists():
+        return None
+    info = json.loads(path.read_text())
+    k = int(info["iteration"])
+    data = [Dataset.load(run_dir / "data" / f"iteration_{i}.npz") for i in range(1, k + 1)]
+    return State(k, float(info["seconds"]), data, MoveNet.load(run_dir / "checkpoint_net.npz"),
+                 list(info["history"]))
+
+
+def opponent_mix(args: Args, net: Any) -> tuple[dict[str, float], dict[str, Any]]:
+    """The labeler's opponents (name -> weight) and the objects for names the registry
+    does not build (the network being trained)."""
+    from agents.net import NetAgent
+
+    mix: dict[str, float] = {}
+    for item in args.opponent_mix.split(","):
+        name, _, weight = item.partition(":")
+        if name.strip() == "net" and net is None:
+            continue
+        mix[name.strip()] = float(weight or 1.0)
+    return mix, ({} if net is None else {"net": NetAgent(model=net)})
+
+
+def label(args: Args, state: State, decisions: int, deadline: float | None) -> Any:
+    """One iteration's labelled decisions (:func:`train.net_data.generate`)."""
+    from agents.progress import Progress
+    from train.net_data import SearchLabeler, generate
+
+    seed = args.seed * 1000 + state.iteration
+    labeler = SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
+                            plies=args.label_plies)
+    mix, objects = opponent_mix(args, state.net)
+    bar = Progress(decisions, f"labelling (iteration {state.iteration + 1})", "decisions",
+                   args.progress_bar)
+    try:
+        return generate(labeler, decisions, num_players=args.players, seed=seed,
+                        opponents=mix, batch=args.games_per_batch, progress=bar,
+                        policies=objects, deadline=deadline)
+    finally:
+        bar.close()
+
+
+def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
+    """Fit the network on all the data so far, warm-starting from the last one."""
+    import torch
+
+    from agents.progress import Progress
+    from train.net_data import Dataset
+    from train.net_fit import FitSettings, TorchMoveNet, fit
+
+    torch.manual_seed(args.seed + state.iteration)
+    data = Dataset.concat(state.data)
+    if state.net is None:
+        model = TorchMoveNet(data.obs.shape[1], args.hidden, args.hidden // 2)
+    else:
+        model = TorchMoveNet.from_numpy(state.net)
+    settings = FitSettings(
+        epochs=args.epochs, batch_size=args.batch_size, lr=args.learning_rate,
+        lr_final=args.learning_rate / 10, weight_decay=args.weight_decay,
+        level_weight=args.level_weight,
+        seed=args.seed + state.iteration,
+    )
+    steps = args.epochs * -(-len(data) // args.batch_size)
+    bar = Progress(steps, f"fitting (iteration {state.iteration + 1})", "batches",
+                   args.progress_bar)
+    base = state.iteration * 1_000_000
+
+    def log(step: int, parts: dict[str, float]) -> None:
+        if step % 50 == 0:
+            for k, v in parts.items():
+                writer.add_scalar(f"fit/{k}", v, base + step)
+
+    try:
+        stats = fit(model, data, settings, log=log, progress=bar.update)
+    finally:
+        bar.close()
+    state.net = model.to_numpy(num_players=args.players)
+    return stats
+
+
+def evaluate_network(args: Args, state: State, opponents: str, rounds: int,
+                     seed: int) -> list[Any]:
+    """Duplicate-deal matches of the network against ``opponents`` (``name[:rounds]``)."""
+    from agents.match import evaluate
+    from agents.net import NetAgent
+
+    results = []
+    for item in opponents.split(","):
+        name, _, r = item.partition(":")
+        if name == "ppo" and args.players != 2:
+            continue
+        results.append(evaluate(NetAgent(model=state.net), name, players=args.players,
+                                rounds=int(r) if r else rounds, seed=seed,
+                                progress=args.progress_bar))
+    return results
+
+
+def log_iteration(args: Args, state: State, stats: dict[str, float], results: list[Any],
+                  writer: Any, evals: Any) -> None:
+    """TensorBoard scalars, an ``evals.csv`` row per opponent, and the run's history."""
+    decisions = sum(len(d) for d in state.data)
+    for k, v in stats.items():
+        writer.add_scalar(f"fit_epoch/{k}", v, decisions)
+    row: dict[str, Any] = {"iteration": state.iteration + 1, "decisions": decisions, **stats}
+    for r in results:
+        writer.add_scalar(f"eval/mean_point_diff_vs_{r.b}", r.mean_point_diff, decisions)
+        evals.writerow([decisions, r.b, r.mean_point_diff, r.ci95[0], r.ci95[1],
+                        r.round_win_rate])
+        row[f"vs_{r.b}"] = r.mean_point_diff
+        print(r.summary())
+    writer.flush()
+    state.history.append(row)
+
+
+def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
+                 seconds: float) -> None:
+    """``report.md``: how the network was made and how it plays against every baseline."""
+    from train.plots import plot_evaluations
+
+    png = plot_evaluations(run_dir / "evals.csv", run_dir / "eval_curves.png",
+                           xlabel="labelled decisions")
+    decisions = sum(len(d) for d in state.data)
+    lines = [
+        f"# Pasur move-scoring network `{args.name}` ({args.players} players)",
+        "",
+        f"{decisions:,} decisions labelled by search ({args.label_budget} rollouts each) in "
+        f"{state.iteration} iterations; {seconds / 60:.1f} min in all (config "
+        f"`{args.config}`, seed {args.seed}). Network: `net.npz` (hidden {args.hidden}, "
+        f"{args.hidden // 2}); settings: `config.json`.",
+        "",
+        f"## Final evaluation (duplicate deals, {args.players} players)",
+        "",
+        "| opponent | rounds | net − opponent, points/round | 95% CI | round win rate | "
+        "net time/decision |",
+        "|---|---:|---:|---|---:|---:|",
+    ]
+    for r in results:
+        spd = r.seconds_per_decision.get("a", float("nan")) * 1e6
+        lines.append(
+            f"| {r.b} | {r.rounds:,} | {r.mean_point_diff:+.2f} | "
+            f"[{r.ci95[0]:+.2f}, {r.ci95[1]:+.2f}] | {r.round_win_rate:.3f} | {spd:.0f} µs |"
+        )
+    lines += ["", "## Iterations", "", "| iteration | decisions | fit regret | " +
+              " | ".join(f"vs {o}" for o in args.eval_opponents.split(",")) + " |",
+              "|---:|---:|---:|" + "---:|" * len(args.eval_opponents.split(","))]
+    for h in state.history:
+        cells = [f"{h.get('vs_' + o, float('nan')):+.2f}" for o in args.eval_opponents.split(",")]
+        lines.append(f"| {h['iteration']} | {h['decisions']:,} | {h['regret']:.3f} | "
+                     + " | ".join(cells) + " |")
+    lines += ["", "Command to reproduce:", "", "```",
+              f"python -m train.net {' '.join(cli_of(args))}", "```", ""]
+    if png:
+        lines += ["## Evaluation after each iteration", "", f"![evaluations]({png.name})", ""]
+    (run_dir / "report.md").write_text("\n".join(lines))
+
+
+# ---- main ------------------------------------------------------------------------------------
+def main(argv: list[str] | None = None) -> Path:
+    args = parse_args(argv)
+    start = time.time()
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.set_num_threads(args.torch_threads)
+    run_dir = Path(args.runs_dir) / args.name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(asdict(args), indent=2))
+    state = (load_checkpoint(run_dir) if args.resume else None) or State()
+    if args.resume and state.iteration:
+        print(f"resuming {run_dir} after iteration {state.iteration}")
+    writer = SummaryWriter(str(run_dir / "tb"))
+    append = args.resume and (run_dir / "evals.csv").exists()
+    with open(run_dir / "evals.csv", "a" if append else "w", newline="") as fh:
+        evals = csv.writer(fh)
+        if not append:
+            evals.writerow(["timesteps", "opponent", "mean_point_diff", "ci_low", "ci_high",
+                            "round_win_rate"])
+        per_iteration = -(-args.total_decisions // args.iterations)
+        deadline = start + 60 * args.time_limit_min if args.time_limit_min else None
+        while state.iteration < args.iterations:
+            t0 = time.time()
+            state.data.append(label(args, state, per_iteration, deadline))
+            stats = fit_network(args, state, writer)
+            results = evaluate_network(args, state, args.eval_opponents, args.eval_rounds,
+                                       args.seed + 7)
+            log_iteration(args, state, stats, results, writer, evals)
+            state.iteration += 1
+            state.seconds += time.time() - t0
+            save_checkpoint(run_dir, state)
+            fh.flush()
+            if deadline is not None and time.time() > deadline:
+                print(f"time limit reached after iteration {state.iteration}")
+                break
+    writer.close()
+    state.net.meta.update(
+        made_by=f"python -m train.net {' '.join(cli_of(args))}", seed=args.seed,
+        decisions=sum(len(d) for d in state.data), iterations=state.iteration,
+        label_budget=args.label_budget, minutes=round(state.seconds / 60, 1),
+    )
+    state.net.save(run_dir / "net.npz")
+    results = evaluate_network(args, state, args.final_eval_opponents, args.final_eval_rounds,
+                               args.seed + 1000)
+    for r in results:
+        print(r.summary())
+    (run_dir / "final_eval.json").write_text(json.dumps([r.to_json() for r in results], indent=2))
+    write_report(args, run_dir, state, results, state.seconds)
+    print(f"\nrun written to {run_dir}/ (net.npz, report.md); training took "
+          f"{state.seconds / 60:.1f} min")
+    return run_dir
+
+
+if __name__ == "__main__":
+    main()

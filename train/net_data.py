@@ -1,0 +1,184 @@
+"""Positions labelled by search: the training data of the move-scoring network.
+
+A :class:`SearchLabeler` is a policy: at each of its decisions it lists the candidate
+moves with their features (:func:`agents.net.features.candidate_moves`), runs
+determinized search to value *every* move (:func:`agents.ismcts.search_values`), records
+the observation, the move rows and the values, and plays the best move (or, with
+probability ``explore``, a uniformly random one, so that the data also holds the
+positions that follow weaker play). :func:`generate` plays rounds with the labeler in
+some seats and opponents drawn from a mix in the others, through the one play loop
+(:func:`pasur_env.loop.play`), until it has the number of decisions asked for.
+Forced decisions (one move) carry no information and are not recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents import make_agent
+from agents._moves import emit_actions
+from agents.ismcts import search_values
+from agents.net.agent import best_moves
+from agents.net.features import candidate_moves
+from pasur_env import Engine, GameView
+from pasur_env.loop import play
+from pasur_env.policy import Policy, check_actions
+
+__all__ = ["Dataset", "SearchLabeler", "generate"]
+
+
+@dataclass
+class Dataset:
+    """Labelled decisions: ``obs`` (n, N) float16, ``offsets`` (n + 1,) into the move rows,
+    ``feats`` (m, MOVE_WIDTH) float16, ``values`` (m,) float32 (search values), and
+    ``states`` (n, NCOL) int64, the engine rows of the decisions (to recompute
+    observations or features when they change)."""
+
+    obs: np.ndarray
+    offsets: np.ndarray
+    feats: np.ndarray
+    values: np.ndarray
+    states: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.obs.shape[0])
+
+    @classmethod
+    def concat(cls, parts: list[Dataset]) -> Dataset:
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            raise ValueError("no labelled decisions")
+        sizes = np.cumsum([0] + [int(p.offsets[-1]) for p in parts[:-1]])
+        offsets = np.concatenate(
+            [p.offsets[:-1] + s for p, s in zip(parts, sizes, strict=True)]
+            + [np.array([sizes[-1] + parts[-1].offsets[-1]])]
+        )
+        return cls(np.concatenate([p.obs for p in parts]), offsets,
+                   np.concatenate([p.feats for p in parts]),
+                   np.concatenate([p.values for p in parts]),
+                   np.concatenate([p.states for p in parts]))
+
+    def save(self, path: Any) -> None:
+        np.savez(path, obs=self.obs, offsets=self.offsets, feats=self.feats,
+                 values=self.values, states=self.states)
+
+    @classmethod
+    def load(cls, path: Any) -> Dataset:
+        with np.load(path) as d:
+            return cls(d["obs"], d["offsets"], d["feats"], d["values"], d["states"])
+
+
+class SearchLabeler:
+    """A policy that values every move by search, records it, and plays the best.
+
+    Args:
+        budget: rollouts per decision (split over the moves).
+        seed: seeds the search streams and the exploration.
+        explore: probability of playing a uniformly random candidate move instead.
+        rollout, plies, horizon: the search's rollout policy and depth (as
+            :class:`agents.ISMCTSAgent`).
+        student: a network (:class:`agents.net.MoveNet`) whose own choice is played with
+            probability ``follow`` instead of the search's: the labels then also cover
+            the positions the network's own play leads to (DAgger).
+        follow: see ``student``.
+    """
+
+    name = "labeler"
+    needs_observation = True
+
+    def __init__(self, budget: int, seed: int, explore: float = 0.0,
+                 rollout: str = "heuristic", plies: int = 6, horizon: int = 0,
+                 student: Any = None, follow: float = 0.0) -> None:
+        self.budget, self.explore, self.rollout, self.plies = budget, explore, rollout, plies
+        self.horizon, self.student, self.follow = horizon, student, follow
+        self.rng = np.random.default_rng(seed)
+        self.parts: list[Dataset] = []
+        self.decisions = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        assert obs is not None
+        eng, games = view.engine, view.games
+        offsets, cards, capts, feats = candidate_moves(eng, games)
+        seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
+        values = search_values(eng, games, offsets, seeds, budget=self.budget,
+                               rollout=self.rollout, plies=self.plies, horizon=self.horizon)
+        self._record(eng.state[games], obs, offsets, feats, values)
+        chosen = best_moves(values, offsets)
+        if self.student is not None and self.follow > 0:
+            own = best_moves(self.student.q_values(obs, offsets, feats), offsets)
+            chosen = np.where(self.rng.random(len(games)) < self.follow, own, chosen)
+        counts = np.diff(offsets)
+        wild = self.rng.random(len(games)) < self.explore
+        if wild.any():
+            pick = (self.rng.random(len(games)) * counts).astype(np.int64)
+            chosen = np.where(wild, offsets[:-1] + pick, chosen)
+        out = np.empty(len(games), dtype=np.int64)
+        emit_actions(eng.state, games, cards[chosen], capts[chosen], out)
+        return check_actions(out, mask, self.name)
+
+    def _record(self, states: np.ndarray, obs: np.ndarray, offsets: np.ndarray,
+                feats: np.ndarray, values: np.ndarray) -> None:
+        counts = np.diff(offsets)
+        keep = np.flatnonzero(counts > 1)
+        if not keep.size:
+            return
+        rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in keep])
+        sub = np.zeros(keep.size + 1, dtype=np.int64)
+        np.cumsum(counts[keep], out=sub[1:])
+        self.parts.append(Dataset(obs[keep].astype(np.float16), sub,
+                                  feats[rows].astype(np.float16),
+                                  values[rows].astype(np.float32), states[keep]))
+        self.decisions += int(keep.size)
+
+    def take(self) -> Dataset:
+        """The decisions recorded so far (and forget them)."""
+        data = Dataset.concat(self.parts)
+        self.parts, self.decisions = [], 0
+        return data
+
+
+def generate(
+    labeler: SearchLabeler, decisions: int, *, num_players: int, seed: int,
+    opponents: dict[str, float], batch: int = 256, progress: Any = None,
+    policies: dict[str, Policy] | None = None, deadline: float | None = None,
+) -> Dataset:
+    """Play one-round games until ``labeler`` has recorded ``decisions`` decisions.
+
+    In each game the labeler plays one seat (its side in 4-player games); the other
+    seats are played by an opponent drawn from ``opponents`` (name -> weight; ``"self"``
+    is the labeler itself, which then records every seat). ``policies`` may give
+    objects for names (e.g. the network being trained); others come from
+    :func:`agents.make_agent`. At ``deadline`` (a ``time.time()`` value) it stops after
+    the batch of games in progress.
+    """
+    names = list(opponents)
+    weights = np.array([opponents[n] for n in names], dtype=np.float64)
+    weights /= weights.sum()
+    rng = np.random.default_rng([seed, 11])
+    built = [labeler] + [
+        labeler if n == "self" else (policies or {}).get(n) or make_agent(n, seed=seed + k)
+        for k, n in enumerate(names)
+    ]
+    chunk = seed
+    while labeler.decisions < decisions and (deadline is None or time.time() < deadline):
+        eng = Engine(batch, seed=chunk, episode="round", auto_reset=False,
+                     num_players=num_players)
+        chunk += 1
+        learner = rng.integers(0, num_players, batch)
+        opp = 1 + rng.choice(len(names), size=batch, p=weights)
+        seat_policy = np.repeat(opp[:, None], num_players, axis=1)
+        sides = np.arange(num_players) % 2 if num_players == 4 else np.arange(num_players)
+        mine = sides[None, :] == sides[learner][:, None]
+        seat_policy[mine] = 0
+        before = labeler.decisions
+        play(eng, built, seat_policy)
+        if progress is not None:
+            progress.update(min(labeler.decisions, decisions) - min(before, decisions))
+    return labeler.take()

@@ -1,0 +1,153 @@
+"""Fitting the move-scoring network to search labels (torch), and exporting it to numpy.
+
+:class:`TorchMoveNet` has exactly the parameters of :class:`agents.net.MoveNet` (the
+numpy network the agents run), so a fitted model is exported array for array
+(:meth:`TorchMoveNet.to_numpy`) and a shipped one can be fitted further
+(:meth:`TorchMoveNet.from_numpy`).
+
+The loss, per decision of the batch (values ``v_m`` from search for its moves ``m``):
+
+* the *advantages*: ``mean_m ((Q_m - mean Q) - (v_m - mean v))**2``: which move is
+  better, free of the noise the determinizations share across a decision's moves;
+* the level, with weight ``level_weight``: ``(mean Q - mean v)**2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.net.features import MOVE_WIDTH
+from agents.net.model import PARAM_NAMES, MoveNet
+
+from .net_data import Dataset
+
+__all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
+
+
+class TorchMoveNet(nn.Module):
+    """The network of :class:`agents.net.MoveNet` in torch."""
+
+    def __init__(self, obs_size: int, hidden: int, hidden2: int) -> None:
+        super().__init__()
+        self.obs = nn.Linear(obs_size, hidden, bias=False)
+        self.move = nn.Linear(MOVE_WIDTH, hidden)
+        self.l2 = nn.Linear(hidden, hidden2)
+        self.q = nn.Linear(hidden2, 1)
+
+    def forward(self, obs: torch.Tensor, dec: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+        """``Q`` of every move; ``dec[r]`` is the decision of move row ``r``."""
+        h = torch.relu(self.obs(obs)[dec] + self.move(feats))
+        return self.q(torch.relu(self.l2(h))).squeeze(1)
+
+    def to_numpy(self, **meta: object) -> MoveNet:
+        """The same network as a numpy :class:`MoveNet` (for the agents)."""
+        t = lambda x: x.detach().cpu().numpy().astype(np.float32)  # noqa: E731
+        arrays = [t(self.obs.weight.T), t(self.move.weight.T), t(self.move.bias),
+                  t(self.l2.weight.T), t(self.l2.bias), t(self.q.weight[0]), t(self.q.bias)]
+        return MoveNet(dict(zip(PARAM_NAMES, arrays, strict=True)), dict(meta))
+
+    @classmethod
+    def from_numpy(cls, net: MoveNet) -> TorchMoveNet:
+        p = net.params
+        model = cls(net.obs_size, p["b1"].shape[0], p["b2"].shape[0])
+        f = lambda x: torch.as_tensor(np.asarray(x, dtype=np.float32))  # noqa: E731
+        with torch.no_grad():
+            model.obs.weight.copy_(f(p["w_obs"]).T)
+            model.move.weight.copy_(f(p["w_move"]).T)
+            model.move.bias.copy_(f(p["b1"]))
+            model.l2.weight.copy_(f(p["w2"]).T)
+            model.l2.bias.copy_(f(p["b2"]))
+            model.q.weight.copy_(f(p["w_q"])[None])
+            model.q.bias.copy_(f(p["b_q"]))
+        return model
+
+
+@dataclass
+class FitSettings:
+    """How :func:`fit` trains (see :class:`train.net.Args` for the meaning of each)."""
+
+    epochs: int = 4
+    batch_size: int = 512
+    lr: float = 1e-3
+    lr_final: float = 1e-4
+    weight_decay: float = 1e-5
+    level_weight: float = 0.5
+    seed: int = 0
+
+
+def rows_of(offsets: np.ndarray, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The move rows of ``decisions`` and, for each row, its decision's position in
+    ``decisions``."""
+    starts, counts = offsets[decisions], offsets[decisions + 1] - offsets[decisions]
+    dec = np.repeat(np.arange(decisions.size), counts)
+    first = np.repeat(np.cumsum(counts) - counts, counts)
+    rows = np.repeat(starts, counts) + (np.arange(dec.size) - first)
+    return rows, dec
+
+
+def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray,
+                s: FitSettings) -> tuple[torch.Tensor, dict[str, float]]:
+    rows, dec = rows_of(data.offsets, idx)
+    obs = torch.as_tensor(data.obs[idx].astype(np.float32))
+    feats = torch.as_tensor(data.feats[rows].astype(np.float32))
+    v = torch.as_tensor(data.values[rows])
+    dec_t = torch.as_tensor(dec)
+    q = model(obs, dec_t, feats)
+    n = idx.size
+    counts = torch.bincount(dec_t, minlength=n).float()
+    q_mean = torch.zeros(n).index_add_(0, dec_t, q) / counts
+    v_mean = torch.zeros(n).index_add_(0, dec_t, v) / counts
+    v_max = torch.full((n,), -1e9).scatter_reduce(0, dec_t, v, "amax")
+    adv = ((q - q_mean[dec_t]) - (v - v_mean[dec_t])) ** 2
+    loss_adv = (torch.zeros(n).index_add_(0, dec_t, adv) / counts).mean()
+    loss_level = ((q_mean - v_mean) ** 2).mean()
+    loss = loss_adv + s.level_weight * loss_level
+    with torch.no_grad():
+        top = torch.full((n,), -1e9).scatter_reduce(0, dec_t, q, "amax")
+        pick = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float() * v)
+        hits = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float())
+        regret = (v_max - pick / hits).mean()
+    return loss, {"loss_adv": loss_adv.item(), "loss_level": loss_level.item(),
+                  "regret": regret.item()}
+
+
+def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
+        log: Callable[[int, dict[str, float]], None] | None = None,
+        progress: Callable[[int], None] | None = None) -> dict[str, float]:
+    """Fit ``model`` to ``data`` with Adam (learning rate decayed linearly to
+    ``lr_final``); returns the last epoch's mean losses and regret (the search value
+    lost by the network's choice, in points per decision)."""
+    opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
+    rng = np.random.default_rng(s.seed)
+    n = len(data)
+    steps = s.epochs * -(-n // s.batch_size)
+    step = 0
+    stats: dict[str, float] = {}
+    model.train()
+    for _epoch in range(s.epochs):
+        order = rng.permutation(n)
+        totals: dict[str, float] = {}
+        batches = 0
+        for start in range(0, n, s.batch_size):
+            for g in opt.param_groups:
+                g["lr"] = s.lr + (s.lr_final - s.lr) * step / max(1, steps - 1)
+            loss, parts = _batch_loss(model, data, np.sort(order[start:start + s.batch_size]), s)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step += 1
+            batches += 1
+            for k, x in parts.items():
+                totals[k] = totals.get(k, 0.0) + x
+            if log is not None:
+                log(step, parts)
+            if progress is not None:
+                progress(1)
+        stats = {k: x / batches for k, x in totals.items()}
+    model.eval()
+    return stats
