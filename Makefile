@@ -6,7 +6,8 @@ PIP := $(BIN)/python -m pip
 PIP_INSTALL := $(PIP) install --disable-pip-version-check -c constraints.txt
 PYTEST_JOBS ?= 2
 
-.PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long clean
+.PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
+	test-browser clean
 
 venv: $(VENV)/.installed-dev
 
@@ -18,7 +19,7 @@ $(BIN)/python:
 
 # Stamps: reinstall only when the project metadata or the pins change.
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP_INSTALL) -e ".[dev,train]"
+	$(PIP_INSTALL) -e ".[dev,train,web,browser]"
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml constraints.txt | $(BIN)/python
@@ -26,8 +27,9 @@ $(VENV)/.installed-bench: pyproject.toml constraints.txt | $(BIN)/python
 	touch $@
 
 # pytest exits 5 when it collected no tests: make that a failure with a clear message.
+# The browser tests run when Chromium is installed; -rs prints why anything was skipped.
 test: venv
-	@rc=0; $(BIN)/python -m pytest -n $(PYTEST_JOBS) --nbmake tests notebooks || rc=$$?; \
+	@rc=0; $(BIN)/python -m pytest -n $(PYTEST_JOBS) -rs --nbmake tests notebooks || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests (exit code 5)" >&2; fi; \
 	exit $$rc
 
@@ -56,6 +58,27 @@ train-ppo: venv
 
 train-ppo-long: venv
 	$(BIN)/python -m train.ppo --config long --name ppo_long $(TRAIN_ARGS)
+
+# The web table on http://127.0.0.1:$(PORT) (play in the browser against the agents).
+PORT ?= 8000
+serve: venv
+	$(BIN)/pasur serve --host 127.0.0.1 --port $(PORT)
+
+# Debian's Chromium for the browser tests (Playwright cannot download its own browser).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "ERROR: install Debian's chromium package (apt-get install chromium)" >&2; exit 1; fi; }
+	@chromium --version
+
+# Only the browser tests, and a failure if any of them is skipped.
+test-browser: venv chromium
+	@out=$$($(BIN)/python -m pytest -rs -p no:cacheprovider tests/test_browser.py 2>&1); rc=$$?; \
+	echo "$$out"; \
+	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
+	  echo "ERROR: the browser tests did not all run" >&2; exit 1; fi; \
+	exit $$rc
 
 bench: venv $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_engine.py

@@ -7,6 +7,8 @@
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
     pasur play --opponent heuristic --players 2 --seed 7
     pasur demo --players 3
+    pasur serve --port 8000
+    pasur replay games/greedy_vs_random_seed0.jsonl --game 3
     pasur agents
 
 Agent specs are registry names (``pasur agents`` lists them), optionally with
@@ -77,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="round: one-round deals (default); game: only games to the target")
     ev.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
                     help="write the result as JSON to PATH (no PATH or '-': stdout)")
+    ev.add_argument("--save-games", metavar="DIR", default=None,
+                    help="write every game's record to DIR (JSON lines; see pasur replay)")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -122,6 +126,26 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
     de.add_argument("--episode", choices=("game", "round"), default="game")
 
+    sv = sub.add_parser(
+        "serve", help="the web table: play in the browser (needs the web extra)",
+        description="Serve the web table (FastAPI + uvicorn). It binds 127.0.0.1 unless "
+        "told otherwise.",
+    )
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--max-games", type=int, default=200, help="live games at most (200)")
+    sv.add_argument("--idle-minutes", type=float, default=30.0,
+                    help="forget games idle this long (30)")
+
+    rp = sub.add_parser(
+        "replay", help="step through a recorded game in the terminal, all hands shown",
+        description="Check a game record by replaying it on the engine, then show it "
+        "position by position (Enter/n next, p previous, a number jumps, q quits).",
+    )
+    rp.add_argument("file", help="a record (.json) or a file of records (.jsonl)")
+    rp.add_argument("--game", type=int, default=0, help="which record of a .jsonl file (0)")
+    rp.add_argument("--all", action="store_true", help="print every position and exit")
+
     sub.add_parser("agents", help="list the registered agent names")
     return parser
 
@@ -147,7 +171,7 @@ def _eval(args: argparse.Namespace) -> int:
     res = evaluate(
         args.a, args.b, rounds=args.rounds, players=args.players, seed=args.seed,
         mode=args.mode, games=args.games, batch=args.batch, progress=not args.no_progress,
-        preset=args.preset, **_rules(args.rule),
+        preset=args.preset, save_games=args.save_games, **_rules(args.rule),
     )
     out = _text_stream(args)
     print(res.summary(), file=out)
@@ -199,6 +223,29 @@ def _demo(args: argparse.Namespace) -> int:
                  seed=args.seed, episode=args.episode)
 
 
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from .web.app import create_app
+    except ImportError as e:
+        raise ValueError(
+            f"pasur serve needs the web extra (pip install 'pasur-env[web]'): {e}"
+        ) from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {args.host}: anyone who can reach it can play here",
+              file=sys.stderr)
+    app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .play import replay_in_terminal
+
+    return replay_in_terminal(args.file, game=args.game, show_all=args.all)
+
+
 def _agents(args: argparse.Namespace) -> int:
     from .registry import AGENT_NAMES
 
@@ -211,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
-               "agents": _agents}
+               "serve": _serve, "replay": _replay, "agents": _agents}
     try:
         return handler[args.command](args)
     except (ValueError, TypeError) as e:

@@ -70,7 +70,7 @@ def greedy_action(
     return emit_action(st, b, cards[best], capts[best])
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def greedy_kernel(st: np.ndarray, games: np.ndarray, params: np.ndarray, out: np.ndarray) -> None:
     """Greedy action for each game in ``games``."""
     for i in prange(games.shape[0]):

@@ -487,7 +487,7 @@ def heuristic_action(
     return emit_action(st, b, cards[bi], capts[bi])
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def heuristic_kernel(
     st: np.ndarray,
     games: np.ndarray,

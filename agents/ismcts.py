@@ -259,7 +259,7 @@ def search_one(
     return best
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def ismcts_kernel(
     st: np.ndarray,
     games: np.ndarray,
@@ -299,7 +299,7 @@ def ismcts_kernel(
 _ISMCTS = K.BatchKernel(ismcts_kernel, 2)
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def search_values_kernel(
     st: np.ndarray,
     games: np.ndarray,

@@ -29,9 +29,12 @@ one play loop, :func:`pasur_env.loop.play`. Example::
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -40,6 +43,7 @@ from pasur_env import Engine, StepInfo
 from pasur_env import kernels as K
 from pasur_env.loop import DecisionClock, play
 from pasur_env.policy import Policy
+from pasur_env.record import BatchRecorder
 from pasur_env.rules import Rules, make_rules
 
 from .progress import Progress
@@ -121,6 +125,9 @@ class Match:
         seed: seed of the deals.
         batch: games advanced together (rounded down to whole groups).
         rule_flags: engine flags (``num_players`` included).
+        save_games: a file (JSON lines) to append every game's record to
+            (:mod:`pasur_env.record`), or None.
+        labels: the names A and B go by in the records.
     """
 
     def __init__(
@@ -130,7 +137,10 @@ class Match:
         seed: int,
         batch: int,
         rule_flags: dict[str, Any],
+        save_games: Path | None = None,
+        labels: tuple[str, str] = ("A", "B"),
     ) -> None:
+        self.save_games, self.labels = save_games, labels
         self.same = agents[0] is agents[1]
         self.policies = [agents[0]] if self.same else list(agents)
         self.players = players
@@ -167,11 +177,32 @@ class Match:
                 self.ctrl[row_seating]
             )
 
-            def book(games: np.ndarray, info: StepInfo, rg=row_group, rs=row_seating) -> None:
-                self._book(games, info, rg, rs, tally, episode, progress)
+            rec = self._recorder(eng, row_seating)
 
-            play(eng, self.policies, seat_policy, on_step=book, clock=self.clock)
+            def book(games: np.ndarray, info: StepInfo, rg=row_group, rs=row_seating,
+                     rec=rec) -> None:
+                self._book(games, info, rg, rs, tally, episode, progress)
+                if rec is not None:
+                    rec.step(games, info)
+
+            play(eng, self.policies, seat_policy, on_step=book, clock=self.clock,
+                 on_decisions=None if rec is None else rec.decisions)
+            self._write(rec)
         return tally
+
+    def _recorder(self, eng: Engine, row_seating: np.ndarray) -> BatchRecorder | None:
+        if self.save_games is None:
+            return None
+        names = [[self.labels[0] if ch == "A" else self.labels[1] for ch in self.seats[r]]
+                 for r in row_seating.tolist()]
+        return BatchRecorder(eng, names, seed=self.seed)
+
+    def _write(self, rec: BatchRecorder | None) -> None:
+        if rec is None or self.save_games is None:
+            return
+        with open(self.save_games, "a", encoding="utf-8") as fh:
+            for r in rec.records:
+                fh.write(json.dumps(r.to_json()) + "\n")
 
     def _book(
         self,
@@ -214,6 +245,17 @@ class Match:
             tally.n_game_win += int((gw == 1.0).sum())
             tally.n_game_tie += int((w < 0).sum())
             progress.update(ends.size)
+
+
+def _records_file(folder: str | Path | None, labels: tuple[str, str], seed: int) -> Path | None:
+    """The (new, empty) JSON-lines file the match writes its records to, or None."""
+    if folder is None:
+        return None
+    safe = [re.sub(r"[^A-Za-z0-9_.=-]+", "-", x).strip("-") for x in labels]
+    path = Path(folder) / f"{safe[0]}_vs_{safe[1]}_seed{seed}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    return path
 
 
 def _resolve_seed(seed: int | None) -> int:
@@ -327,6 +369,7 @@ def evaluate(
     progress: bool = True,
     preset: str | None = None,
     progress_file: TextIO | None = None,
+    save_games: str | Path | None = None,
     **rule_flags: Any,
 ) -> EvalResult:
     """Play agent A against agent B on duplicate deals and measure A minus B.
@@ -351,6 +394,9 @@ def evaluate(
         progress: show a progress bar (tqdm when installed) on ``progress_file``
             (default stderr).
         preset: rule preset (``"classic"``, ``"cfr_paper"``).
+        save_games: a folder: every game played is written there as a record
+            (:mod:`pasur_env.record`), one JSON object per line, in
+            ``<A>_vs_<B>_seed<seed>.jsonl`` (replay them with ``pasur replay``).
         **rule_flags: rule flags (``target_score=...``, ``sur_points=...``).
 
     Returns:
@@ -367,8 +413,9 @@ def evaluate(
     agent_a = build_agent(a, seed=seed_a)
     # the same instance may play both sides; equal specs build two agents
     agent_b = agent_a if not isinstance(a, str) and b is a else build_agent(b, seed=seed_b)
-    match = Match((agent_a, agent_b), players, seed, batch, engine_flags)
     labels = (agent_label(a), agent_label(b))
+    match = Match((agent_a, agent_b), players, seed, batch, engine_flags,
+                  save_games=_records_file(save_games, labels, seed), labels=labels)
     t0 = time.perf_counter()
     tally, gtally = _run_tallies(
         match, rounds, games, mode, f"{labels[0]} vs {labels[1]}", progress, progress_file

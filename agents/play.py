@@ -461,3 +461,53 @@ def watch(agents: str | Policy | Sequence[str | Policy] = "random", **options: A
     """Print one game played by ``agents`` alone (one spec for every seat, or one per
     seat); ``options`` as for :func:`play` (``seat`` excepted)."""
     return HumanGame(agents, seat=None, **options).run()
+
+
+def load_record(path: str, game: int = 0) -> dict[str, Any]:
+    """Record ``game`` of a ``.jsonl`` file (one per line), or the record of a ``.json``."""
+    import json
+
+    with open(path, encoding="utf-8") as fh:
+        if path.endswith(".jsonl"):
+            for k, line in enumerate(fh):
+                if k == game:
+                    return json.loads(line)
+            raise ValueError(f"{path} holds fewer than {game + 1} records")
+        return json.load(fh)
+
+
+def replay_in_terminal(path: str, game: int = 0, show_all: bool = False,
+                       input_stream: TextIO | None = None,
+                       output_stream: TextIO | None = None) -> int:
+    """Check a record by replaying it (:func:`pasur_env.record.replay`), then step through
+    it, all hands shown: Enter or ``n`` next, ``p`` previous, a number jumps, ``q`` quits."""
+    from pasur_env.engine import action_str
+    from pasur_env.record import replay
+
+    inp = input_stream if input_stream is not None else sys.stdin
+    out = output_stream if output_stream is not None else sys.stdout
+    rep = replay(load_record(path, game))
+    n = len(rep.states) - 1
+    names = rep.record.players or [f"player_{s}" for s in range(rep.engine.num_players)]
+    out.write(f"{path}: {n} actions, players {', '.join(names)}; result "
+              f"{rep.record.result}\n")
+
+    def show(k: int) -> None:
+        what = "start" if k == 0 else (f"after move {k}: player_{int(rep.infos[k - 1].actor[0])}"
+                                       f" {action_str(rep.record.actions[k - 1])}")
+        out.write(f"\n[{k}/{n}] {what}\n{rep.position(k).render(0)}\n")
+
+    if show_all:
+        for k in range(n + 1):
+            show(k)
+        return 0
+    k = 0
+    show(k)
+    for line in inp:
+        cmd = line.strip().lower()
+        if cmd in ("q", "quit"):
+            break
+        k = (int(cmd) if cmd.isdigit() else k - 1 if cmd == "p" else k + 1)
+        k = max(0, min(n, k))
+        show(k)
+    return 0

@@ -29,7 +29,9 @@ render_mode=None, **rule_flags)`:
 
 every rule flag of `pasur_env.Rules` (`num_players`, ... see `docs/rules.md` §11),
 `preset`, `episode` (default `"game"`), `reward` (default `"win"`), `max_rounds` and
-`render_mode` (`"ansi"`, `"human"`): each is described once, in the options table of
+`render_mode` (`"ansi"`, `"human"`, `"rgb_array"`: a picture of the table as an
+`(H, W, 3)` uint8 array, the drawing of the web page; `env.unwrapped.svg()` gives it as
+SVG): each is described once, in the options table of
 `docs/environment.md`. Unknown keywords raise `TypeError`; bad values raise
 `ValueError`.
 
@@ -92,6 +94,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import kernels as K
+from .drawing import table_scene, to_rgb, to_svg
 from .engine import Engine, action_str
 from .observation import observation_size, observe_one_kernel
 from .options import check_render_mode, env_options
@@ -116,7 +119,7 @@ class raw_env(AECEnv, EzPickle):
 
     metadata = {
         "name": "pasur_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -267,11 +270,21 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     # ---- rendering -----------------------------------------------------------------
-    def render(self) -> str | None:
+    def _viewer(self) -> int:
+        return self.viewer if self.viewer is not None else self._seat[self.agent_selection]
+
+    def svg(self) -> str:
+        """The table as an SVG picture, from the same view as :meth:`render` (notebooks:
+        ``IPython.display.SVG(env.unwrapped.svg())``)."""
+        return to_svg(table_scene(self.engine, 0, viewer=self._viewer()))
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
             return None
-        viewer = self.viewer if self.viewer is not None else self._seat[self.agent_selection]
+        viewer = self._viewer()
+        if self.render_mode == "rgb_array":
+            return to_rgb(table_scene(self.engine, 0, viewer=viewer))
         text = self.engine.render(0, viewer=viewer)
         if self.engine.phase[0] == K.DONE:
             text += "\ngame over"

@@ -41,7 +41,8 @@ class StepInfo:
 
     Fields (read lazily from the step's info buffer, so a step pays only for what
     its caller reads): ``actor`` (seat that acted), ``round_end``, ``game_end``,
-    ``winner``, and per *side* ``round_points``, ``scores``, ``surs``, ``clubs``.
+    ``winner``, and per *side* ``round_points``, ``scores``, ``surs``, ``clubs``,
+    ``piles`` (the cards counted, as masks) and ``club_points``.
     The per-side fields are only meaningful where ``round_end`` is set; ``scores``
     are the game scores after the round (before an automatic reset). ``winner`` is
     the winning side where ``game_end`` (the round's winner for one-round episodes;
@@ -88,6 +89,16 @@ class StepInfo:
     @property
     def clubs(self) -> np.ndarray:
         return self._sides(K.I_CLUBS)
+
+    @property
+    def piles(self) -> np.ndarray:
+        """The cards each side had at the count (after the leftovers' sweep), as masks."""
+        return self._sides(K.I_PILES)
+
+    @property
+    def club_points(self) -> np.ndarray:
+        """The club points each side won in the round."""
+        return self._sides(K.I_CLUB_POINTS)
 
     def round_end_at(self, game: int) -> bool:
         """Whether ``game`` finished a round (a scalar read, for one-game loops)."""
@@ -173,22 +184,35 @@ class Engine:
         self._bad = np.zeros(int(num_games), dtype=np.bool_)
         #: every game's index: the ``games`` of a full-batch step
         self._all = np.arange(int(num_games), dtype=np.int64)
+        #: each game's random stream and given first deck (-1s: shuffled) when it began,
+        #: what a :class:`pasur_env.record.GameRecord` needs to replay it
+        self.start_streams = np.zeros(int(num_games), dtype=np.int64)
+        self.start_decks = np.full((int(num_games), 52), -1, dtype=np.int64)
         self.parallel = parallel
         self.reset(seed=seed)
 
     # ---- construction ---------------------------------------------------------------
-    def _with_state(self, state: np.ndarray) -> Engine:
+    def _with_state(self, state: np.ndarray, rows: np.ndarray | None = None) -> Engine:
+        """An engine of the same rules over ``state``; ``rows`` (indices into this engine)
+        carry the games' start streams and decks over."""
         new = object.__new__(Engine)
         new.rules, new.episode, new.auto_reset = self.rules, self.episode, self.auto_reset
         new.params, new.parallel = self.params, self.parallel
         new.state = np.ascontiguousarray(state)
-        new._bad = np.zeros(len(state), dtype=np.bool_)
-        new._all = np.arange(len(state), dtype=np.int64)
+        n = len(state)
+        new._bad = np.zeros(n, dtype=np.bool_)
+        new._all = np.arange(n, dtype=np.int64)
+        if rows is None:
+            new.start_streams = np.zeros(n, dtype=np.int64)
+            new.start_decks = np.full((n, 52), -1, dtype=np.int64)
+        else:
+            new.start_streams = self.start_streams[rows].copy()
+            new.start_decks = self.start_decks[rows].copy()
         return new
 
     def copy(self) -> Engine:
         """An independent copy of all games (state and random streams)."""
-        return self._with_state(self.state.copy())
+        return self._with_state(self.state.copy(), self._all)
 
     def take(self, indices: Any) -> Engine:
         """A new engine holding copies of the games at ``indices`` (repeats allowed)."""
@@ -197,7 +221,7 @@ class Engine:
             raise ValueError("take() needs at least one game index")
         if idx.min() < 0 or idx.max() >= self.num_games:
             raise ValueError(f"game indices must be in 0..{self.num_games - 1}")
-        return self._with_state(self.state[idx])
+        return self._with_state(self.state[idx], idx)
 
     @classmethod
     def from_positions(
@@ -361,6 +385,8 @@ class Engine:
         if seed is not None or not self.state[:, K.RNG].any():
             K.seed_streams(self.state, K.stream_base(seed), 0)
         self.state[:, K.START_DEALER] = dealers
+        self.start_streams[:] = self.state[:, K.RNG]
+        self.start_decks[:] = -1 if decks is None else decks
         if decks is not None:
             self.state[:, K.DECK : K.DECK + 52] = decks
         self._kernel(_RESET)(
@@ -372,6 +398,8 @@ class Engine:
         which = np.asarray(which, dtype=np.bool_)
         if which.shape != (self.num_games,):
             raise ValueError(f"which must have shape ({self.num_games},), got {which.shape}")
+        self.start_streams[which] = self.state[which, K.RNG]
+        self.start_decks[which] = -1
         self._kernel(_RESET)(self.state, self.params, which, True)
 
     # ---- acting -----------------------------------------------------------------------

@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from . import kernels as K
+from .drawing import table_scene, to_rgb, to_svg
 from .engine import Engine
 from .learner_games import LearnerGames
 from .observation import observation_size
@@ -138,7 +139,7 @@ class PasurSingleAgentEnv(gymnasium.Env, EzPickle):
       random play instead of the name ``"greedy"``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -247,11 +248,17 @@ class PasurSingleAgentEnv(gymnasium.Env, EzPickle):
             self.render()
         return obs, reward, bool(g.terminated[0]), bool(g.truncated[0]), info
 
-    def render(self) -> str | None:
+    def svg(self) -> str:
+        """The table from the learner's seat as an SVG picture."""
+        return to_svg(table_scene(self.engine, 0, viewer=self.learner_seat))
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
             return None
         seat = self.learner_seat
+        if self.render_mode == "rgb_array":
+            return to_rgb(table_scene(self.engine, 0, viewer=seat))
         text = f"view of player_{seat} (learner)\n" + self.engine.render(0, viewer=seat)
         if self.games.done[0]:
             text += "\nepisode over"

@@ -34,7 +34,7 @@ def test_metadata_and_spaces() -> None:
     env = pasur_v0.env(num_players=3)
     env.reset(seed=0)
     assert env.metadata["name"] == "pasur_v0" and env.metadata["is_parallelizable"] is False
-    assert set(env.metadata["render_modes"]) == {"ansi", "human"}
+    assert set(env.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     space = env.observation_space("player_0")
     assert space["observation"].shape == (observation_size(env.unwrapped.rules),)

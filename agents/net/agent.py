@@ -10,6 +10,7 @@ per number of players) are picked by the game's player count.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,12 @@ PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
 def pretrained_net_path(num_players: int) -> Path:
     """Where the shipped network for ``num_players`` lives (it may not exist)."""
     return PRETRAINED_DIR / f"net_{int(num_players)}p.npz"
+
+
+@functools.lru_cache(maxsize=8)
+def _shipped(num_players: int) -> MoveNet:
+    """The shipped network for ``num_players``, loaded once per process (it is read-only)."""
+    return MoveNet.load(pretrained_net_path(num_players))
 
 
 def best_moves(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -78,7 +85,7 @@ class NetAgent(Agent):
                     f"{self.name}: no shipped network for {num_players} players ({path.name}); "
                     f"train one with `python -m train.net --players {num_players}`"
                 )
-            model = self._models[num_players] = MoveNet.load(path)
+            model = self._models[num_players] = _shipped(num_players)
         model.check(obs_size, num_players, self.name)
         return model
 

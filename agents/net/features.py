@@ -96,7 +96,7 @@ def _move_row(
     row[_S + 15] = (score - best) / 10.0
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def _fill_kernel(
     st: np.ndarray, games: np.ndarray, params: np.ndarray, open_hand: bool, hp: np.ndarray,
     offsets: np.ndarray, cards_out: np.ndarray, capts_out: np.ndarray, feats: np.ndarray,

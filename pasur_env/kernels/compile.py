@@ -4,7 +4,9 @@ Kernels that loop over games with ``prange`` are compiled serial (``prange`` run
 ``range``); :class:`BatchKernel` compiles a multi-threaded twin the first time a batch
 is large enough to pay for the threads. Each kernel names its own threshold: a
 cheap kernel (one engine step) needs hundreds of games to gain from threads, a costly
-one (a search per decision) gains from two.
+one (a search per decision) gains from two. Batch kernels release the GIL
+(``nogil=True``), so a server can run one game's search in a worker thread while its
+event loop serves other players.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def parallel_twin(dispatcher: Any) -> Any:
     g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + "_par", f.__defaults__)
     g.__qualname__ = f.__qualname__ + "_par"
     g.__module__ = f.__module__
-    return numba.njit(cache=True, parallel=True)(g)
+    return numba.njit(cache=True, parallel=True, nogil=True)(g)
 
 
 class BatchKernel:

@@ -50,7 +50,7 @@ def legal_row(st: np.ndarray, b: int, out: np.ndarray) -> None:
         bits &= bits - 1
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def legal_mask_kernel(st: np.ndarray, games: np.ndarray, out: np.ndarray) -> None:
     """Fill row ``i`` of ``out`` (n, 104) bool with the legal actions of game ``games[i]``."""
     for i in prange(games.shape[0]):
@@ -86,7 +86,7 @@ def pick_legal(st: np.ndarray, b: int, u: float) -> int:
     return lowest(bits) + action_offset(st, b)
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def random_actions_kernel(st: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """Uniformly random legal action of every game, from uniforms ``u`` (B,)."""
     for b in prange(st.shape[0]):

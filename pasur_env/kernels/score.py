@@ -9,8 +9,10 @@ from .bits import popcount
 from .state import (
     ACE_BITS,
     CLUB_BITS,
+    I_CLUB_POINTS,
     I_CLUBS,
     I_GAME_END,
+    I_PILES,
     I_POINTS,
     I_ROUND_END,
     I_SCORES,
@@ -97,7 +99,9 @@ def _winner(params: np.ndarray, info: np.ndarray, i: int) -> None:
 
 @njit(cache=True)
 def score_round(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray, i: int) -> None:
-    """Sweep the leftovers, score the round (§6), and record it in row ``i`` of ``info``."""
+    """Sweep the leftovers, score the round (§6), and record it in row ``i`` of ``info``:
+    each side's points, game score, surs, clubs, the pile counted (after the sweep)
+    and the club points it won, so a score sheet can show every category."""
     num_players = params[P_PLAYERS]
     sides = params[P_SIDES]
     last = st[b, LAST_CAP]
@@ -112,6 +116,8 @@ def score_round(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray, i:
     target = params[P_TARGET]
     for s in range(sides):
         pts = card_points(st[b, PILE + s])
+        info[i, I_PILES + s] = st[b, PILE + s]
+        info[i, I_CLUB_POINTS + s] = club_award if s == leader else 0
         if s == leader:
             pts += club_award
         surs = st[b, SURS + s]

@@ -80,8 +80,9 @@ NPARAMS = 12
 
 # ---- step info columns ---------------------------------------------------------------
 I_ROUND_END, I_GAME_END, I_WINNER, I_ACTOR = 0, 1, 2, 3
-I_POINTS, I_SCORES, I_SURS, I_CLUBS = 4, 7, 10, 13
-NINFO = 16
+I_POINTS, I_SCORES, I_SURS, I_CLUBS = 4, 7, 10, 13  # 3 each: one per side
+I_PILES, I_CLUB_POINTS = 16, 19  # 3 each: the piles counted (masks), the club points won
+NINFO = 22
 
 #: reachable numeral sums 0..10 as a bit set (capture-option search)
 SUM_BITS = 0x7FF

@@ -134,7 +134,7 @@ def apply_action(
     _end_turn(st, b, params, info, i, auto_reset)
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def step_kernel(
     st: np.ndarray,
     games: np.ndarray,
@@ -158,7 +158,7 @@ def step_kernel(
     return 0
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def reset_kernel(st: np.ndarray, params: np.ndarray, which: np.ndarray, shuffle: bool) -> None:
     """Start a new game in every game ``b`` with ``which[b]``."""
     for b in prange(st.shape[0]):
@@ -166,7 +166,7 @@ def reset_kernel(st: np.ndarray, params: np.ndarray, which: np.ndarray, shuffle:
             new_game(st, b, params, shuffle)
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def playout_kernel(
     st: np.ndarray, params: np.ndarray, steps: int, seed_base: np.uint64, info: np.ndarray
 ) -> int:

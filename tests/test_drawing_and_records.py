@@ -1,0 +1,90 @@
+"""The table's pictures (SVG and pixels, the envs' rgb_array) and game records."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from pasur_env import Engine, PasurSingleAgentEnv, pasur_v0
+from pasur_env import kernels as K
+from pasur_env.cards import card_code, cards_of
+from pasur_env.drawing import table_scene, to_rgb, to_svg
+from pasur_env.record import GameRecord, replay
+from pasur_env.score_sheet import round_sheet
+
+
+def test_svg_shows_only_what_the_viewer_sees() -> None:
+    eng = Engine(1, seed=4, num_players=3)
+    eng.random_playout(4, seed=1)
+    svg = to_svg(table_scene(eng, 0, viewer=1))
+    shown = {int(c) for c in re.findall(r'data-card="(\d+)"', svg)}
+    visible = set(eng.hand(0, 1)) | set(cards_of(int(eng.table[0])))
+    assert shown == visible  # other hands and the stock: card backs, no ids
+    everything = to_svg(table_scene(eng, 0, reveal=True))
+    assert {int(c) for c in re.findall(r'data-card="(\d+)"', everything)} >= set(eng.hand(0, 0))
+
+
+def test_rgb_array_frames() -> None:
+    env = pasur_v0.env(render_mode="rgb_array")
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    assert len(np.unique(frame.reshape(-1, 3), axis=0)) > 10  # a picture, not a blank
+    single = PasurSingleAgentEnv(render_mode="rgb_array")
+    single.reset(seed=0)
+    assert single.render().shape == to_rgb(table_scene(single.engine, 0, viewer=0)).shape
+    assert single.svg().startswith("<svg")
+
+
+def test_score_sheets_add_up_to_the_engine_count() -> None:
+    for players in (2, 3, 4):
+        eng = Engine(32, seed=players, episode="round", auto_reset=False, num_players=players)
+        rng = np.random.default_rng(0)
+        while (eng.phase != K.DONE).any():
+            live = np.flatnonzero(eng.phase != K.DONE)
+            info = eng.step(eng.random_actions(rng)[live], games=live)
+            for row in np.flatnonzero(info.round_end):
+                sheet = round_sheet(info, row, eng.rules)
+                for side in sheet:
+                    parts = (side["club_points"] + side["ten_diamonds"] + side["two_clubs"]
+                             + side["aces"] + side["jacks"] + side["sur_points"])
+                    assert parts == side["total"] == info.round_points[row, side["side"]]
+                assert sum(s["cards"] for s in sheet) <= 52
+
+
+def test_records_replay_and_refuse_tampering() -> None:
+    eng = Engine(1, seed=9, episode="game", auto_reset=False, target_score=25)
+    rec = GameRecord.start(eng, players=["random", "random"])
+    rng = np.random.default_rng(1)
+    rounds = 0
+    while eng.phase[0] != K.DONE:
+        a = eng.random_actions(rng)
+        rec.actions.append(int(a[0]))
+        info = eng.step(a)
+        rounds += int(info.round_end[0])
+    rec.finish(info, 0, rounds)
+    data = rec.to_json()
+    rep = replay(data)
+    assert np.array_equal(rep.states[-1], eng.state[0])
+    assert [card_code(c) for c in rep.position(0).hand(0, 0)] == data["deal"]["hands"][0]
+    bad = {**data, "actions": data["actions"][:5] + [999] + data["actions"][6:]}
+    with pytest.raises(ValueError, match=r"move 5 \(player_\d, <invalid action 999>\) is illegal"):
+        replay(bad)
+    with pytest.raises(ValueError, match="do not finish"):
+        replay({**data, "actions": data["actions"][:-3]})
+    with pytest.raises(ValueError, match="format"):
+        replay({**data, "format": "other"})
+    with pytest.raises(ValueError, match="rules"):
+        replay({**data, "rules": {"num_players": 7}})
+
+
+def test_a_given_deck_is_recorded_and_replayed() -> None:
+    deck = [card_code(c) for c in range(51, -1, -1)]
+    eng = Engine(1, seed=0, episode="round", auto_reset=False)
+    eng.reset(deck=deck, dealer=0)
+    rec = GameRecord.start(eng)
+    assert rec.deck == deck and rec.dealer == 0
+    rep = replay(rec.to_json())
+    assert np.array_equal(rep.states[0], eng.state[0])
