@@ -7,7 +7,7 @@ PIP_INSTALL := $(PIP) install --disable-pip-version-check -c constraints.txt
 PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
-	test-browser clean
+	test-browser rllib test-rllib train-rllib clean
 
 venv: $(VENV)/.installed-dev
 
@@ -80,8 +80,36 @@ test-browser: venv chromium
 	  echo "ERROR: the browser tests did not all run" >&2; exit 1; fi; \
 	exit $$rc
 
+# Ray RLlib in its own venv: ray[rllib] 2.60 pins gymnasium 1.2.2 (constraints-rllib.txt),
+# the main venv keeps gymnasium 1.4.0 (constraints.txt).
+RVENV := .venv-rllib
+RBIN := $(RVENV)/bin
+rllib: $(RVENV)/.installed-rllib
+
+$(RBIN)/python:
+	$(PY) -m venv $(RVENV)
+	$(RBIN)/python -m pip install --disable-pip-version-check --upgrade pip
+
+$(RVENV)/.installed-rllib: pyproject.toml constraints-rllib.txt | $(RBIN)/python
+	$(RBIN)/python -m pip install --disable-pip-version-check -c constraints-rllib.txt \
+	  "torch==2.13.0" -e ".[dev,train,rllib]"
+	touch $@
+
+# Only the RLlib tests (tiny runs, checkpoints as agents, a two-node local cluster);
+# a failure if any is skipped. -s shows where the env runners ran.
+test-rllib: rllib
+	@out=$$($(RBIN)/python -m pytest -s -rs -p no:cacheprovider tests/test_rllib.py 2>&1); rc=$$?; \
+	echo "$$out" | grep -v -e "WARNING" -e "DeprecationWarning"; \
+	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
+	  echo "ERROR: the RLlib tests did not all run" >&2; exit 1; fi; \
+	exit $$rc
+
+# RLlib PPO for 10 minutes on this machine (see docs/distributed.md for a cluster).
+train-rllib: rllib
+	$(RBIN)/python -m train.rllib_ppo --name rllib $(TRAIN_ARGS)
+
 bench: venv $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) $(RVENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info

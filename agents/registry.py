@@ -4,8 +4,8 @@ Names map to factories (:func:`register`); other specs, such as file paths, go t
 *loaders* (:func:`register_loader`): a predicate on the spec string and a factory that
 receives the spec. Built in: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo``
 (the shipped MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring
-network, alone or guiding search), a loader for saved SB3 models (``*.zip``) and one
-for saved networks (``*.npz``)::
+network, alone or guiding search), loaders for saved SB3 models (``*.zip``), saved networks
+(``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv)::
 
     make_agent("runs/ppo/model.zip", seed=0)   # a PolicyAgent, playing deterministically
 
@@ -240,3 +240,14 @@ def _load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
 register("net", _make_net)
 register("net-ismcts", _make_net_ismcts)
 register_loader(lambda spec: spec.lower().endswith(".npz"), _load_net)
+
+
+def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+    """An RLlib checkpoint (``rllib:PATH``, written by ``train/rllib_ppo.py``) as an agent
+    (needs Ray RLlib: the ``.venv-rllib`` of ``make rllib``)."""
+    from .rllib_agent import PREFIX, RLlibAgent
+
+    return RLlibAgent(spec[len(PREFIX):], seed=seed, **kwargs)
+
+
+register_loader(lambda spec: spec.lower().startswith("rllib:"), _load_rllib)
