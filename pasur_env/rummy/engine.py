@@ -119,6 +119,22 @@ class RummyEngine:
         return new
 
     # ---- starting games ---------------------------------------------------------------
+    @staticmethod
+    def _check_seed(seed: Any) -> int:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+        return int(seed)
+
+    @staticmethod
+    def _check_dealer(dealer: Any) -> int:
+        if dealer is None:
+            return 3
+        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not (
+            0 <= dealer < 4
+        ):
+            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        return int(dealer)
+
     def reset(self, seed: int | None = None, deck: Sequence[Any] | np.ndarray | None = None,
               dealer: int | None = None) -> None:
         """Start a new game in every slot.
@@ -130,15 +146,9 @@ class RummyEngine:
                 (``ValueError`` otherwise); later deals are shuffled.
             dealer: the first deal's dealer (default seat 3, so seat 0 plays first).
         """
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                                 or seed < 0):
-            raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-        if dealer is None:
-            dealer = 3
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not (
-            0 <= dealer < 4
-        ):
-            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        if seed is not None:
+            self._check_seed(seed)
+        dealer = self._check_dealer(dealer)
         ids = None if deck is None else parse_deck(deck)
         if seed is not None or not self.state[:, K.RNG].any():
             K.seed_streams(self.state, stream_base(seed), 0)
@@ -146,6 +156,21 @@ class RummyEngine:
         if ids is not None:
             self.state[:, K.DECK:K.DECK + K.NUM_CARDS] = ids
         K.reset_kernel(self.state, self._all, np.full(self.num_games, ids is None))
+
+    def reset_game(self, game: int, seed: int | None = None, deck: Any = None,
+                   dealer: int | None = None) -> None:
+        """Start a new game in one slot (``seed``: that game alone gets the stream of
+        ``(seed, 0)``, so a one-game env reproduces game 0 of an engine of any size)."""
+        ids = None if deck is None else parse_deck(deck)
+        dealer = self._check_dealer(dealer)
+        row = self.state[game:game + 1]
+        if seed is not None:
+            K.seed_streams(row, stream_base(self._check_seed(seed)), 0)
+        row[0, K.START_DEALER] = dealer
+        if ids is not None:
+            row[0, K.DECK:K.DECK + K.NUM_CARDS] = ids
+        K.reset_kernel(self.state, np.array([game], dtype=np.int64),
+                       np.array([ids is None]))
 
     def reset_games(self, which: np.ndarray) -> None:
         """Start a new (shuffled) game in the slots where ``which`` is true."""
