@@ -14,7 +14,6 @@ import numpy as np
 
 from ..policy import GameView, Policy, check_actions
 from .engine import RummyEngine
-
 from .observation import OBS_SIZE, observe_batch
 from .rewards import round_infos, seat_rewards
 from .rules import RummyRules
