@@ -26,5 +26,8 @@ def deck_for(hands: Sequence[Sequence[str | int] | str], up: str | int,
     order = [parse_card(hs[(dealer + 1 + k) % 4][k // 4]) for k in range(28)]
     order.append(parse_card(up))
     order += [parse_card(c) for c in st]
+    twice = sorted({card_code(c) for c in order if order.count(c) > 1})
+    if twice:
+        raise ValueError(f"deck_for: cards named more than once: {twice}")
     order += [c for c in range(NUM_CARDS) if c not in set(order)]
     return [card_code(c) for c in parse_deck(order)]
