@@ -138,3 +138,36 @@ def test_single_agent_illegal_action_raises_or_is_replaced():
         PersianRummySingleAgentEnv(learner_seat=4)
     with pytest.raises(ValueError, match="unknown reset option"):
         env.reset(options={"players": 2})
+
+
+def test_vector_env_matches_the_single_env_and_restarts_games():
+    from pasur_env.rummy.vector_env import PersianRummyVecEnv
+
+    vec = PersianRummyVecEnv(4, seed=10)
+    single = PersianRummySingleAgentEnv()
+    for i in range(4):
+        obs, _ = single.reset(seed=10 + i)
+        # same deal: the learner's hand and the table agree before any decision
+        assert (single.engine.state[0, K.DECK:K.DECK + 56]
+                == vec.games.engine.state[i, K.DECK:K.DECK + 56]).all()
+    ends = 0
+    for _ in range(300):
+        masks = vec.action_masks()
+        acts = np.array([int(np.flatnonzero(m)[0]) for m in masks])
+        obs, rewards, dones, infos = vec.step(acts)
+        assert obs.shape == (4, 685) and rewards.shape == (4,)
+        for i in np.flatnonzero(dones):
+            ends += 1
+            assert "terminal_observation" in infos[i] and "round_points" in infos[i]
+    assert ends > 0 and vec.action_masks().any(axis=1).all()
+
+
+def test_maskable_ppo_learns_a_few_steps_on_both_training_envs():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from pasur_env.rummy.vector_env import PersianRummyVecEnv
+
+    for env in (PersianRummyVecEnv(4, seed=0), PersianRummySingleAgentEnv()):
+        model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0)
+        model.learn(64)

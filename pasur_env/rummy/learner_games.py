@@ -46,6 +46,17 @@ class RummyLearnerGames:
     def reset_game(self, b: int, seed: int | None = None, options: dict | None = None) -> None:
         """A new episode in game ``b`` (options ``deck``, ``dealer``, ``learner_seat``),
         played on until the learner is to move."""
+        self._start(b, seed, options)
+        self.advance()
+
+    def reset_games(self, games: Any, seeds: Any = None) -> None:
+        """New episodes in ``games`` (game ``games[i]`` seeded with ``seeds[i]``, or its
+        stream left to run on when None), then one batched advance."""
+        for i, b in enumerate(np.asarray(games, dtype=np.int64).tolist()):
+            self._start(b, None if seeds is None else seeds[i], None)
+        self.advance()
+
+    def _start(self, b: int, seed: int | None, options: dict | None) -> None:
         opts = dict(options or {})
         unknown = set(opts) - {"deck", "dealer", "learner_seat"}
         if unknown:
@@ -60,7 +71,6 @@ class RummyLearnerGames:
         self.rounds[b] = 0
         self.terminated[b] = self.truncated[b] = False
         self.infos[b] = {}
-        self.advance()
 
     def observe(self) -> np.ndarray:
         """Every game seen by its learner: float32 (n, OBS_SIZE)."""
