@@ -11,6 +11,7 @@ from agents.cli import main
 from agents.rummy import make_rummy_agent
 from agents.rummy.greedy import greedy_rummy_actions
 from agents.rummy.match import duplicate_rummy_engine, evaluate_rummy
+from pasur_env.policy import GameView
 from pasur_env.rummy import RummyEngine, action_str
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.decks import deck_for
@@ -80,3 +81,57 @@ def test_cli_eval_persian_rummy(capsys, tmp_path):
     assert "does not take --players" in capsys.readouterr().err
     assert main(["eval", "--game", "persian_rummy", "greedy", "random", "--rounds", "10",
                  "--rule", "deals=0"]) == 2
+
+
+def _hidden_permuted(eng: RummyEngine, seat: int, seed: int) -> RummyEngine:
+    """A copy of game 0 with the cards ``seat`` cannot see dealt differently."""
+    from agents.rummy.rollout import determinize
+
+    other = eng.copy()
+    determinize(other.state, 0, seat, np.uint64(seed))
+    return other
+
+
+def test_determinize_keeps_sizes_and_public_cards():
+    eng = RummyEngine(1, seed=4, episode="round", auto_reset=False)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        eng.step(eng.random_actions(rng))
+    seat = eng.mover()
+    other = _hidden_permuted(eng, seat, 99)
+    a, b = eng.state[0], other.state[0]
+    assert a[K.HAND + seat] == b[K.HAND + seat]
+    for o in range(4):
+        assert bin(a[K.HAND + o]).count("1") == bin(b[K.HAND + o]).count("1")
+        assert a[K.TAKEN + o] == b[K.TAKEN + o] and b[K.TAKEN + o] & ~b[K.HAND + o] == 0
+    assert (a[K.PILE:K.PILE + 56] == b[K.PILE:K.PILE + 56]).all()
+    assert (a[K.MELD:K.MELD + 18] == b[K.MELD:K.MELD + 18]).all()
+    assert not (a == b).all()
+
+
+def test_agents_never_read_hidden_cards():
+    eng = RummyEngine(16, seed=8, episode="round", auto_reset=False)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        live = np.flatnonzero(eng.phase != K.DONE)
+        eng.step(eng.random_actions(rng, live), games=live)
+    for name in ("greedy", "rollout"):
+        for g in np.flatnonzero(eng.phase != K.DONE)[:6]:
+            one = eng.take([g])
+            seat = one.mover()
+            twin = _hidden_permuted(one, seat, 5)
+            acts = []
+            for e in (one, twin):
+                agent = make_rummy_agent(name, seed=0, **({"samples": 2} if name == "rollout"
+                                                          else {}))
+                acts.append(int(agent.act(None, e.legal_mask(), GameView(e, np.array([0])))[0]))
+            assert acts[0] == acts[1]
+
+
+def test_rollout_beats_greedy_on_a_small_match():
+    from agents.rummy import RummyRolloutAgent
+
+    res = evaluate_rummy(RummyRolloutAgent(samples=2, seed=0), "greedy", rounds=40, seed=0)
+    assert res.ci95[0] > 0
+    with pytest.raises(ValueError, match="samples"):
+        RummyRolloutAgent(samples=0)

@@ -1,7 +1,9 @@
 """Persian Rummy players (``docs/persian_rummy.md``), separate from the Pasur agents.
 
 ``random`` (uniformly random legal play, :class:`pasur_env.RandomPolicy`, which works
-for any action count) and ``greedy`` (:mod:`agents.rummy.greedy`). Both act on a batch
+for any action count), ``greedy`` (:mod:`agents.rummy.greedy`) and ``rollout``
+(greedy with its draws and discards chosen by determinized rollouts,
+:mod:`agents.rummy.rollout`). Both act on a batch
 of games: ``act(obs, mask, view)`` as every :class:`pasur_env.Policy`.
 """
 
@@ -13,13 +15,15 @@ from typing import Any
 from pasur_env.policy import Policy, RandomPolicy
 
 from .greedy import RummyGreedyAgent
+from .rollout import RummyRolloutAgent
 
-__all__ = ["RUMMY_AGENTS", "make_rummy_agent", "RummyGreedyAgent"]
+__all__ = ["RUMMY_AGENTS", "make_rummy_agent", "RummyGreedyAgent", "RummyRolloutAgent"]
 
 #: the Persian Rummy agents by name
 RUMMY_AGENTS: dict[str, Callable[..., Policy]] = {
     "random": RandomPolicy,
     "greedy": RummyGreedyAgent,
+    "rollout": RummyRolloutAgent,
 }
 
 
