@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the result as JSON to PATH (no PATH or '-': stdout)")
     ev.add_argument("--save-games", metavar="DIR", default=None,
                     help="write every game's record to DIR (JSON lines; see pasur replay)")
+    ev.add_argument("--game", choices=("pasur", "persian_rummy"), default="pasur",
+                    help="the game (default pasur; persian_rummy: agents of agents.rummy, "
+                    "4 players in teams, one-round deals)")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -166,6 +169,10 @@ def _write_json(res: Any, args: argparse.Namespace, out: Any) -> None:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    if args.game == "persian_rummy":
+        from .rummy.cli import eval_rummy
+
+        return eval_rummy(args, _text_stream(args), _rules(args.rule))
     from .match import evaluate
 
     res = evaluate(

@@ -7,7 +7,7 @@ never imports its players: the ``agents`` package builds them (see
 ``docs/architecture.md``).
 """
 
-from . import pasur_v0
+from . import pasur_v0, persian_rummy_v0
 from .aec_env import env, raw_env
 from .cards import card_code, card_str, parse_card, parse_cards, parse_deck
 from .engine import Engine, Position, StepInfo, action_str
@@ -44,6 +44,11 @@ def _register_gymnasium() -> None:
         gymnasium.register(
             id="pasur_env/Pasur-v0", entry_point="pasur_env.single_agent:PasurSingleAgentEnv"
         )
+    if "pasur_env/PersianRummy-v0" not in gymnasium.registry:
+        gymnasium.register(
+            id="pasur_env/PersianRummy-v0",
+            entry_point="pasur_env.rummy.single_agent:PersianRummySingleAgentEnv",
+        )
 
 
 _register_gymnasium()
@@ -52,6 +57,7 @@ __all__ = [
     "env",
     "raw_env",
     "pasur_v0",
+    "persian_rummy_v0",
     "PasurSingleAgentEnv",
     "PasurVecEnv",
     "Engine",

@@ -29,12 +29,15 @@ __all__ = ["PasurSingleAgentEnv", "LegalActionSpace"]
 class LegalActionSpace(spaces.Discrete):
     """``Discrete(104)`` whose ``sample()`` draws among the env's currently legal actions.
 
+    ``env`` is any env with ``_started`` and ``action_masks()`` (Persian Rummy's single-
+    agent env uses it too, with ``n=245``).
+
     With an explicit ``mask`` or ``probability`` it behaves like ``Discrete``. Pickles
     as a plain ``Discrete(104)`` (saved models do not reference the env).
     """
 
-    def __init__(self, env: PasurSingleAgentEnv, seed: int | None = None) -> None:
-        super().__init__(K.NUM_ACTIONS, seed=seed)
+    def __init__(self, env: Any, seed: int | None = None, n: int = K.NUM_ACTIONS) -> None:
+        super().__init__(n, seed=seed)
         self._env_ref = weakref.ref(env)
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.int64:

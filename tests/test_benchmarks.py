@@ -22,3 +22,13 @@ def test_loop_counts_decisions_and_games() -> None:
     for make in (bench_env.null_env, lambda: pasur_v0.env(episode="round")):
         decisions_per_s, games_per_s = bench_env.run_loop(make, 0.2, seed=0)
         assert decisions_per_s > 0 and games_per_s > 0
+
+
+def test_rummy_benchmark_pieces_run() -> None:
+    import bench_rummy
+
+    rates = bench_rummy.engine_rates(8, 0.05, 1)
+    assert rates["step"] > 0 and rates["playout"] > 0
+    from pasur_env import persian_rummy_v0
+
+    assert bench_rummy.run_loop(persian_rummy_v0.env, 0.2, seed=0)[0] > 0

@@ -1,0 +1,137 @@
+"""Persian Rummy agents: the greedy rules on scripted deals, the duplicate evaluation, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.cli import main
+from agents.rummy import make_rummy_agent
+from agents.rummy.greedy import greedy_rummy_actions
+from agents.rummy.match import duplicate_rummy_engine, evaluate_rummy
+from pasur_env.policy import GameView
+from pasur_env.rummy import RummyEngine, action_str
+from pasur_env.rummy import kernels as K
+from pasur_env.rummy.decks import deck_for
+
+HANDS_A = ["5S 6S 2C 3D 9H JC KD", "4C 8D 10H QC 2H 3H 7C",
+           "4D 8C 10D QD 5H 6D 9C", "4H 8H 10C QH 5C 6C 9D"]
+HANDS_D = ["QC QD QH QS 2H 3H 4H", "2D 4D 6C 8D JH 3C 5D",
+           "AC 4C 6D 8H 9C 3D 10H", "2S 4S 6S 7D 9D KC KH"]
+
+
+def greedy_turn(hands: list[str], up: str, stock: str = "") -> list[str]:
+    """Seat 0's greedy turn on a scripted deal, as action texts."""
+    eng = RummyEngine(1, seed=0, episode="round", auto_reset=False)
+    eng.reset(deck=deck_for(hands, up, stock))
+    out = []
+    while eng.mover() == 0 and eng.phase[0] != K.DONE:
+        a = greedy_rummy_actions(eng, np.array([0]))
+        out.append(action_str(a[0]))
+        eng.step(a)
+    return out
+
+
+def test_greedy_lays_the_four_set_at_once_and_goes_out():
+    assert greedy_turn(HANDS_D, "JC", "5H") == [
+        "DRAW_STOCK", "PICK QC", "PICK QD", "PICK QH", "PICK QS", "MELD",
+        "PICK 2H", "PICK 3H", "PICK 4H", "PICK 5H", "MELD"]
+
+
+def test_greedy_takes_the_discard_that_melds_then_discards_its_most_valuable_card():
+    assert greedy_turn(HANDS_A, "7S") == [
+        "TAKE 7S", "PICK 5S", "PICK 6S", "PICK 7S", "MELD", "DISCARD KD"]
+
+
+def test_greedy_with_nothing_to_meld_draws_and_sheds_value():
+    # AD does not meld, the stock card 2S neither: discard the most valuable card (KD)
+    assert greedy_turn(HANDS_A, "AD", "2S") == ["DRAW_STOCK", "DISCARD KD"]
+
+
+def test_greedy_beats_random_and_mirror_matches_are_even():
+    res = evaluate_rummy("greedy", "random", rounds=400, seed=1)
+    assert res.rounds == 400 and res.ci95[0] > 0 and res.win_rate > 0.6
+    mirror = evaluate_rummy("greedy", "greedy", rounds=100, seed=1)
+    assert mirror.mean_point_diff == 0.0  # deterministic agents: the seatings cancel
+
+
+def test_duplicate_deals_do_not_depend_on_the_batch():
+    whole = duplicate_rummy_engine(5, seed=3)
+    part = duplicate_rummy_engine(3, seed=3, offset=2)
+    assert (whole.state[4:] == part.state).all()
+    assert (whole.state[0] == whole.state[1]).all()  # a deal is repeated for both seatings
+
+
+def test_unknown_agent_and_bad_rounds():
+    with pytest.raises(ValueError, match="unknown Persian Rummy agent 'heuristic'"):
+        make_rummy_agent("heuristic")
+    with pytest.raises(ValueError, match="rounds"):
+        evaluate_rummy("greedy", "random", rounds=0)
+
+
+def test_cli_eval_persian_rummy(capsys, tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["eval", "--game", "persian_rummy", "greedy", "random", "--rounds", "100",
+                 "--json", str(out)]) == 0
+    assert "Persian Rummy: greedy vs random, 100 rounds" in capsys.readouterr().out
+    assert json.loads(out.read_text())["rounds"] == 100
+    assert main(["eval", "--game", "persian_rummy", "greedy", "random", "--players", "3"]) == 2
+    assert "does not take --players" in capsys.readouterr().err
+    assert main(["eval", "--game", "persian_rummy", "greedy", "random", "--rounds", "10",
+                 "--rule", "deals=0"]) == 2
+
+
+def _hidden_permuted(eng: RummyEngine, seat: int, seed: int) -> RummyEngine:
+    """A copy of game 0 with the cards ``seat`` cannot see dealt differently."""
+    from agents.rummy.rollout import determinize
+
+    other = eng.copy()
+    determinize(other.state, 0, seat, np.uint64(seed))
+    return other
+
+
+def test_determinize_keeps_sizes_and_public_cards():
+    eng = RummyEngine(1, seed=4, episode="round", auto_reset=False)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        eng.step(eng.random_actions(rng))
+    seat = eng.mover()
+    other = _hidden_permuted(eng, seat, 99)
+    a, b = eng.state[0], other.state[0]
+    assert a[K.HAND + seat] == b[K.HAND + seat]
+    for o in range(4):
+        assert bin(a[K.HAND + o]).count("1") == bin(b[K.HAND + o]).count("1")
+        assert a[K.TAKEN + o] == b[K.TAKEN + o] and b[K.TAKEN + o] & ~b[K.HAND + o] == 0
+    assert (a[K.PILE:K.PILE + 56] == b[K.PILE:K.PILE + 56]).all()
+    assert (a[K.MELD:K.MELD + 18] == b[K.MELD:K.MELD + 18]).all()
+    assert not (a == b).all()
+
+
+def test_agents_never_read_hidden_cards():
+    eng = RummyEngine(16, seed=8, episode="round", auto_reset=False)
+    rng = np.random.default_rng(1)
+    for _ in range(40):
+        live = np.flatnonzero(eng.phase != K.DONE)
+        eng.step(eng.random_actions(rng, live), games=live)
+    for name in ("greedy", "rollout"):
+        for g in np.flatnonzero(eng.phase != K.DONE)[:6]:
+            one = eng.take([g])
+            seat = one.mover()
+            twin = _hidden_permuted(one, seat, 5)
+            acts = []
+            for e in (one, twin):
+                agent = make_rummy_agent(name, seed=0, **({"samples": 2} if name == "rollout"
+                                                          else {}))
+                acts.append(int(agent.act(None, e.legal_mask(), GameView(e, np.array([0])))[0]))
+            assert acts[0] == acts[1]
+
+
+def test_rollout_beats_greedy_on_a_small_match():
+    from agents.rummy import RummyRolloutAgent
+
+    res = evaluate_rummy(RummyRolloutAgent(samples=2, seed=0), "greedy", rounds=40, seed=0)
+    assert res.ci95[0] > 0
+    with pytest.raises(ValueError, match="samples"):
+        RummyRolloutAgent(samples=0)
