@@ -83,7 +83,7 @@ class RLlibAgent(Agent):
         self.path: str | None = None
         if isinstance(model, (str, Path)):
             self.path = str(model)
-            model = RLModule.from_checkpoint(str(find_module_dir(model)))
+            model = RLModule.from_checkpoint(str(find_module_dir(model).resolve()))
         if not hasattr(model, "masked_logits"):
             raise TypeError(
                 f"RLlibAgent needs a MaskedPPOModule (train/rllib_ppo.py), got "

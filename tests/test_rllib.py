@@ -93,8 +93,9 @@ def test_resume_continues_the_run(runs) -> None:
     assert iterations == list(range(1, len(iterations) + 1)) and len(iterations) > len(first) - 1
 
 
-def test_a_module_refuses_another_player_count(runs) -> None:
-    agent = make_agent(f"rllib:{runs / 'single2' / 'module'}")
+def test_a_module_refuses_another_player_count(runs, monkeypatch) -> None:
+    monkeypatch.chdir(runs)  # a relative path, as typed on the command line
+    agent = make_agent("rllib:single2/module")
     with pytest.raises(ValueError, match="observation features"):
         evaluate(agent, "random", rounds=6, players=3, seed=0, progress=False)
     with pytest.raises(FileNotFoundError, match="no such RLlib checkpoint"):
