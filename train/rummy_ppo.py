@@ -52,7 +52,7 @@ class Args:
     ``tiny`` (flags given on the command line still win)"""
     seed: int = 1
     """seed of the deals, the agents, the policy initialisation and the evaluations"""
-    total_timesteps: int = 200_000
+    total_timesteps: int = 1_000_000
     """learner decisions of PPO after cloning (0 = behaviour cloning only)"""
     num_envs: int = 64
     """deals played in parallel by the batched engine"""
@@ -81,7 +81,7 @@ class Args:
     """round-point differences (about ±150) are multiplied by this for training"""
     bc_teacher: str = "rollout"
     """agent whose self-play the policy imitates before PPO (an ``agents.rummy`` name)"""
-    bc_rounds: int = 6_000
+    bc_rounds: int = 4_000
     """one-round deals of teacher self-play recorded for cloning (0 = no cloning)"""
     bc_epochs: int = 8
     """passes over the recorded decisions"""
@@ -101,7 +101,7 @@ class Args:
     """the two opponents: ``self`` or an agent name"""
     snapshot_every: int = 20_000
     """steps between refreshes of the ``self`` snapshot"""
-    eval_every: int = 50_000
+    eval_every: int = 100_000
     """steps between evaluations (and one after cloning, at step 0)"""
     eval_rounds: int = 1_000
     """duplicate-deal rounds per opponent at each periodic evaluation"""
@@ -109,11 +109,12 @@ class Args:
     """opponents of the periodic and final evaluations"""
     final_eval_rounds: int = 4_000
     """duplicate-deal rounds per opponent in the final evaluation"""
-    checkpoint_every: int = 50_000
+    checkpoint_every: int = 100_000
     """steps between checkpoints (for ``--resume``)"""
-    time_limit_min: float = 0.0
+    time_limit_min: float = 35.0
     """stop the PPO phase after this many minutes since the start (0 = no limit); the run
-    is still saved, evaluated and reported"""
+    is still saved, evaluated and reported. The default caps the run at the project's
+    budget on a shared 2-core machine (the default run needs about 27 min there)"""
     resume: bool = False
     """continue from the latest checkpoint of this run"""
     device: str = "cpu"
@@ -142,6 +143,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "eval_rounds": 20,
         "final_eval_rounds": 20,
         "checkpoint_every": 512,
+        "time_limit_min": 0.0,
         "progress_bar": False,
     },
 }
@@ -329,9 +331,9 @@ def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
     run_start = time.time()
     import torch
+    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import set_random_seed
 
-    from agents import OpponentPool
     from train.callbacks import latest_checkpoint, save_checkpoint
     from train.ppo import make_model
 
@@ -343,8 +345,11 @@ def main(argv: list[str] | None = None) -> Path:
 
     env, venv = make_env(args, run_dir)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
-    # Pasur's model builder; its pool only collects old snapshots on resume (unused here)
-    model = make_model(args, env, run_dir, ckpt, OpponentPool([]))  # type: ignore[arg-type]
+    if ckpt is not None:
+        model = MaskablePPO.load(ckpt, env=env, device=args.device)
+        print(f"resuming from {ckpt} at {model.num_timesteps:,} steps")
+    else:  # Pasur's model builder: the same hyperparameters, no opponent pool needed
+        model = make_model(args, env, run_dir, None, None)
     if ckpt is None and args.bc_rounds > 0:
         clone_teacher(args, model, run_dir)
     append = ckpt is not None and (run_dir / "evals.csv").exists()
