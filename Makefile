@@ -43,9 +43,20 @@ demo: venv
 
 # The main job: train the 2-player move-scoring network from search labels (about 15 min
 # on 2 cores), evaluate it against every baseline, write runs/$(RUN)/report.md.
+# GAME=persian_rummy trains the Persian Rummy agent instead (train/rummy_ppo.py: cloning
+# of the rollout agent, then MaskablePPO; runs/rummy/report.md, docs/persian_rummy.md).
+GAME ?= pasur
+ifeq ($(GAME),persian_rummy)
+RUN ?= rummy
+TRAIN_MODULE := train.rummy_ppo
+else ifeq ($(GAME),pasur)
 RUN ?= net
+TRAIN_MODULE := train.net
+else
+$(error GAME must be pasur or persian_rummy, got $(GAME))
+endif
 train: venv
-	$(BIN)/python -m train.net --name $(RUN) $(TRAIN_ARGS)
+	$(BIN)/python -m $(TRAIN_MODULE) --name $(RUN) $(TRAIN_ARGS)
 
 # The longer configuration (about 50 min on 2 cores): the shipped `net` agent.
 # Ship it: cp runs/net_long/net.npz agents/pretrained/net_2p.npz

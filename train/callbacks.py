@@ -110,14 +110,22 @@ class OpponentSchedule(BaseCallback):
 
 class PeriodicEvaluation(_EveryN):
     """Duplicate-deal matches of the current policy against ``opponents``, logged to
-    TensorBoard (``eval/...``) and appended to ``evals_csv``."""
+    TensorBoard (``eval/...``) and appended to ``evals_csv``.
+
+    ``evaluate_fn(agent, opponent, rounds=, seed=, progress=)`` plays the matches
+    (:func:`agents.match.evaluate`, Pasur, by default; another game passes its own, e.g.
+    :func:`train.rummy_ppo.evaluate_fn`); its result needs ``mean_point_diff``, ``ci95``
+    and ``round_win_rate``.
+    """
 
     HEADER = ["timesteps", "opponent", "mean_point_diff", "ci_low", "ci_high", "round_win_rate"]
 
     def __init__(self, every: int, opponents: list[str], rounds: int, seed: int,
-                 evals_csv: Path, append: bool) -> None:
+                 evals_csv: Path, append: bool, evaluate_fn: Callable[..., Any] = evaluate
+                 ) -> None:
         super().__init__(every)
         self.opponents, self.rounds, self.seed = opponents, rounds, seed
+        self.evaluate_fn = evaluate_fn
         self.fh = open(evals_csv, "a" if append else "w", newline="")  # noqa: SIM115
         self.writer = csv.writer(self.fh)
         if not append:
@@ -126,7 +134,8 @@ class PeriodicEvaluation(_EveryN):
     def fire(self) -> None:
         agent = policy_snapshot(self.model, deterministic=True, name="learner")
         for opp in self.opponents:
-            res = evaluate(agent, opp, rounds=self.rounds, seed=self.seed, progress=False)
+            res = self.evaluate_fn(agent, opp, rounds=self.rounds, seed=self.seed,
+                                   progress=False)
             self.logger.record(f"eval/mean_point_diff_vs_{opp}", res.mean_point_diff)
             self.logger.record(f"eval/round_win_rate_vs_{opp}", res.round_win_rate)
             self.writer.writerow([self.num_timesteps, opp, res.mean_point_diff,

@@ -162,27 +162,41 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def parse_args(argv: list[str] | None = None) -> Args:
-    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    pre = argparse.ArgumentParser(prog="python -m train.ppo", add_help=False)
+def parse_config_args(cls: type, configs: dict[str, dict[str, Any]], argv: list[str] | None,
+                      prog: str, description: str | None) -> Any:
+    """Command line -> a tyro dataclass ``cls``: ``--config`` picks the defaults from
+    ``configs``, flags win (shared by the training scripts)."""
+    pre = argparse.ArgumentParser(prog=prog, add_help=False)
     pre.add_argument("--config", default="default")
     known, _ = pre.parse_known_args(argv)
-    if known.config not in CONFIGS:
-        pre.error(f"unknown --config {known.config!r}; known: {sorted(CONFIGS)}")
-    default = Args(**{**CONFIGS[known.config], "config": known.config})
-    return tyro.cli(Args, default=default, args=argv, description=__doc__)
+    if known.config not in configs:
+        pre.error(f"unknown --config {known.config!r}; known: {sorted(configs)}")
+    default = cls(**{**configs[known.config], "config": known.config})
+    return tyro.cli(cls, default=default, args=argv, description=description)
 
 
-def cli_of(args: Args) -> list[str]:
-    """The flags that differ from the defaults of ``args.config`` (to reproduce a run)."""
-    base = Args(**CONFIGS[args.config])
+def config_cli(args: Any, configs: dict[str, dict[str, Any]]) -> list[str]:
+    """The flags of ``args`` that differ from the defaults of ``args.config`` (to
+    reproduce a run)."""
+    cls = type(args)
+    base = cls(**configs[args.config])
     out = [f"--config {args.config}"] if args.config != "default" else []
-    for f in dataclasses.fields(Args):
+    for f in dataclasses.fields(cls):
         v = getattr(args, f.name)
         if f.name not in ("config", "resume") and v != getattr(base, f.name):
             flag = "--" + f.name.replace("_", "-")
             out.append(flag if v is True else f"--no-{flag[2:]}" if v is False else f"{flag} {v}")
     return out
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
+    return parse_config_args(Args, CONFIGS, argv, "python -m train.ppo", __doc__)
+
+
+def cli_of(args: Args) -> list[str]:
+    """The flags that differ from the defaults of ``args.config`` (to reproduce a run)."""
+    return config_cli(args, CONFIGS)
 
 
 # ---- the pieces of a run ------------------------------------------------------------------

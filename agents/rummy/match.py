@@ -50,6 +50,11 @@ class RummyEvalResult:
     points_b: float
     seconds: float
 
+    @property
+    def round_win_rate(self) -> float:
+        """``win_rate`` under the name the Pasur results use (shared training callbacks)."""
+        return self.win_rate
+
     def summary(self) -> str:
         return (
             f"Persian Rummy: {self.a} vs {self.b}, {self.rounds} rounds "
