@@ -29,8 +29,10 @@ thin layer over one game of it.
 `persian_rummy_v0.env(episode="game", reward="win", max_rounds=None,
 render_mode=None, deals=2, four_set_double=True, last_discard_goes_out=False)`:
 `episode` is `"game"` (two deals) or `"round"` (one deal); `reward` is `"win"`,
-`"points"` or `"diff"`; `max_rounds` truncates; `render_mode` is `"ansi"` or
-`"human"`; the last three are the rule flags (`docs/persian_rummy.md`, "Flags").
+`"points"` or `"diff"`; `max_rounds` truncates; `render_mode` is `"ansi"`,
+`"human"` or `"rgb_array"` (a picture of the table from the mover's view: hands, the
+discard pile, the melds with the team credited for each card; `svg()` gives the same
+drawing as SVG); the last three are the rule flags (`docs/persian_rummy.md`, "Flags").
 Unknown keywords raise `TypeError`, bad values `ValueError`.
 
 ### Observation Space
@@ -107,7 +109,7 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv, EzPickle):
     """Persian Rummy as a PettingZoo AEC env over a one-game :class:`RummyEngine`."""
 
-    metadata = {"name": "persian_rummy_v0", "render_modes": ["ansi", "human"],
+    metadata = {"name": "persian_rummy_v0", "render_modes": ["ansi", "human", "rgb_array"],
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, episode: str = "game", reward: str = "win",
@@ -222,10 +224,23 @@ class raw_env(AECEnv, EzPickle):
         elif self.max_rounds is not None and self.rounds_played >= self.max_rounds:
             self.truncations = dict.fromkeys(self.agents, True)
 
-    def render(self) -> str | None:
+    def svg(self) -> str:
+        """The table as an SVG picture, from the mover's view (notebooks:
+        ``IPython.display.SVG(env.unwrapped.svg())``)."""
+        from .drawing import to_svg
+        from .rummy.drawing import rummy_table_scene
+
+        return to_svg(rummy_table_scene(self.engine, 0, self._seat[self.agent_selection]))
+
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
             return None
+        if self.render_mode == "rgb_array":  # the same drawing as svg(), as pixels
+            from .drawing import to_rgb
+            from .rummy.drawing import rummy_table_scene
+
+            return to_rgb(rummy_table_scene(self.engine, 0, self._seat[self.agent_selection]))
         text = self.engine.render(0, viewer=self._seat[self.agent_selection])
         if self.engine.phase[0] == S.DONE:
             text += "\ngame over"

@@ -171,3 +171,27 @@ def test_maskable_ppo_learns_a_few_steps_on_both_training_envs():
     for env in (PersianRummyVecEnv(4, seed=0), PersianRummySingleAgentEnv()):
         model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0)
         model.learn(64)
+
+
+def test_rgb_array_and_svg_pictures_hide_other_hands() -> None:
+    """The picture render (as for Pasur): an image of the table; the SVG shows the
+    mover's hand face up and the other hands face down (their cards never drawn)."""
+    import re
+
+    from pasur_env import persian_rummy_v0
+    from pasur_env.rummy.cards import card_str
+
+    env = persian_rummy_v0.env(render_mode="rgb_array", episode="round")
+    env.reset(seed=3)
+    frame = env.render()
+    assert frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype.name == "uint8"
+    assert frame.std() > 0  # not a blank image
+    raw = env.unwrapped
+    mover = raw._seat[env.agent_selection]
+    svg = raw.svg()
+    assert svg.startswith("<svg")
+    eng = raw.engine
+    drawn = len(re.findall(r'fill="#24457a"', svg))  # card backs
+    others = sum(len(eng.hand(0, s)) for s in range(4) if s != mover)
+    assert drawn >= others > 0
+    assert len(eng.hand(0, mover)) > 0 and card_str(eng.hand(0, mover)[0])
