@@ -90,7 +90,7 @@ def test_aec_rejects_bad_options():
     for kwargs, err in (({"reward": "score"}, ValueError), ({"episode": "match"}, ValueError),
                         ({"deals": 0}, ValueError), ({"four_set_double": "yes"}, ValueError),
                         ({"num_players": 2}, TypeError), ({"max_rounds": 0}, ValueError),
-                        ({"render_mode": "rgb_array"}, ValueError)):
+                        ({"render_mode": "rgb"}, ValueError)):
         with pytest.raises(err):
             persian_rummy_v0.env(**kwargs)
 
