@@ -129,6 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
     de.add_argument("--episode", choices=("game", "round"), default="game")
 
+    _add_web_commands(sub)
+    sub.add_parser("agents", help="list the registered agent names")
+    return parser
+
+
+def _add_web_commands(sub: Any) -> None:
+    """``pasur serve`` (the web table) and ``pasur replay`` (records in the terminal)."""
     sv = sub.add_parser(
         "serve", help="the web table: play in the browser (needs the web extra)",
         description="Serve the web table (FastAPI + uvicorn). It binds 127.0.0.1 unless "
@@ -148,9 +155,6 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("file", help="a record (.json) or a file of records (.jsonl)")
     rp.add_argument("--game", type=int, default=0, help="which record of a .jsonl file (0)")
     rp.add_argument("--all", action="store_true", help="print every position and exit")
-
-    sub.add_parser("agents", help="list the registered agent names")
-    return parser
 
 
 def _text_stream(args: argparse.Namespace) -> Any:
