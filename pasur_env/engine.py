@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import kernels as K
+from .batch_args import action_array, game_indices, take_indices
 from .cards import card_code, cards_of, parse_card, parse_cards, parse_deck
 from .kernels.compile import BatchKernel
 from .rules import Rules, make_rules
@@ -216,11 +217,7 @@ class Engine:
 
     def take(self, indices: Any) -> Engine:
         """A new engine holding copies of the games at ``indices`` (repeats allowed)."""
-        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
-        if idx.size == 0:
-            raise ValueError("take() needs at least one game index")
-        if idx.min() < 0 or idx.max() >= self.num_games:
-            raise ValueError(f"game indices must be in 0..{self.num_games - 1}")
+        idx = take_indices(indices, self.num_games)
         return self._with_state(self.state[idx], idx)
 
     @classmethod
@@ -405,14 +402,7 @@ class Engine:
     # ---- acting -----------------------------------------------------------------------
     def _game_indices(self, games: Any) -> np.ndarray:
         """``games`` as ascending, distinct, in-range int64 indices (None: every game)."""
-        if games is None:
-            return self._all
-        idx = np.ascontiguousarray(games, dtype=np.int64).reshape(-1)
-        if idx.size and (idx[0] < 0 or idx[-1] >= self.num_games or (np.diff(idx) <= 0).any()):
-            raise ValueError(
-                f"games must be ascending distinct indices in 0..{self.num_games - 1}"
-            )
-        return idx
+        return game_indices(games, self._all)
 
 
     def legal_mask(self, games: Any = None) -> np.ndarray:
@@ -453,15 +443,7 @@ class Engine:
         """
         idx = self._game_indices(games)
         n = idx.shape[0]
-        acts = np.asarray(actions)
-        if acts.dtype.kind not in "iu":
-            raise TypeError(f"actions must be an integer array, got dtype {acts.dtype}")
-        if acts.shape != (n,):
-            if n == 1 and acts.shape == ():
-                acts = acts.reshape(1)
-            else:
-                raise ValueError(f"actions must have shape ({n},), got {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
+        acts = action_array(actions, n)
         info = np.empty((n, K.NINFO), dtype=np.int64)
         nbad = self._kernel(_STEP, n)(
             self.state, idx, acts, self.params, info, self._bad, self.auto_reset

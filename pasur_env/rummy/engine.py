@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..batch_args import action_array, game_indices, take_indices
 from ..kernels.compile import BatchKernel
 from ..kernels.rng import stream_base
 from . import kernels as K
@@ -109,9 +110,7 @@ class RummyEngine:
 
     def take(self, indices: Any) -> RummyEngine:
         """A new engine holding copies of the games at ``indices`` (repeats allowed)."""
-        idx = np.asarray(indices, dtype=np.int64).reshape(-1)
-        if idx.size == 0 or idx.min() < 0 or idx.max() >= self.num_games:
-            raise ValueError(f"take() needs game indices in 0..{self.num_games - 1}")
+        idx = take_indices(indices, self.num_games)
         new = object.__new__(RummyEngine)
         new.__dict__.update({k: v for k, v in self.__dict__.items() if k != "state"})
         new.state = np.ascontiguousarray(self.state[idx])
@@ -186,12 +185,7 @@ class RummyEngine:
 
     # ---- acting ----------------------------------------------------------------------------
     def _game_indices(self, games: Any) -> np.ndarray:
-        if games is None:
-            return self._all
-        idx = np.ascontiguousarray(games, dtype=np.int64).reshape(-1)
-        if idx.size and (idx[0] < 0 or idx[-1] >= self.num_games or (np.diff(idx) <= 0).any()):
-            raise ValueError(f"games must be ascending distinct indices in 0..{self.num_games - 1}")
-        return idx
+        return game_indices(games, self._all)
 
     def legal_mask(self, games: Any = None) -> np.ndarray:
         """Legal actions of the mover of each game (or of ``games``): bool (n, 245)."""
@@ -221,15 +215,7 @@ class RummyEngine:
         """
         idx = self._game_indices(games)
         n = idx.shape[0]
-        acts = np.asarray(actions)
-        if acts.dtype.kind not in "iu":
-            raise TypeError(f"actions must be an integer array, got dtype {acts.dtype}")
-        if acts.shape != (n,):
-            if n == 1 and acts.shape == ():
-                acts = acts.reshape(1)
-            else:
-                raise ValueError(f"actions must have shape ({n},), got {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
+        acts = action_array(actions, n)
         info = np.empty((n, K.NINFO), dtype=np.int64)
         nbad = self._kernel(_STEP, n)(
             self.state, self.params, idx, acts, info, self._bad, self.auto_reset
