@@ -31,7 +31,7 @@ import dataclasses
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -350,9 +350,9 @@ def main(argv: list[str] | None = None) -> Path:
     from torch.utils.tensorboard import SummaryWriter
 
     torch.set_num_threads(args.torch_threads)
-    run_dir = Path(args.runs_dir) / args.name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(asdict(args), indent=2))
+    from train.run_dir import start_run_dir
+
+    run_dir = start_run_dir(args)
     state = (load_checkpoint(run_dir) if args.resume else None) or State()
     if args.resume and state.iteration:
         print(f"resuming {run_dir} after iteration {state.iteration}")

@@ -76,3 +76,16 @@ def plot_evaluations(evals_csv: Path, out: Path, xlabel: str = "learner decision
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return Path(out)
+
+
+def report_plot_sections(run_dir: Path) -> list[str]:
+    """Draw a PPO run's learning and evaluation curves (from ``monitor.csv`` and
+    ``evals.csv``) and return the markdown sections of ``report.md`` that show them."""
+    learning_png = plot_learning_curve(run_dir / "monitor.csv", run_dir / "learning_curve.png")
+    eval_png = plot_evaluations(run_dir / "evals.csv", run_dir / "eval_curves.png")
+    lines: list[str] = []
+    if learning_png:
+        lines += ["## Learning curve", "", f"![learning curve]({learning_png.name})", ""]
+    if eval_png:
+        lines += ["## Evaluation during training", "", f"![evaluations]({eval_png.name})", ""]
+    return lines

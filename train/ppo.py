@@ -27,7 +27,7 @@ import dataclasses
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -325,10 +325,8 @@ def final_evaluation(args: Args, run_dir: Path) -> list[Any]:
 def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: float,
                  steps: int) -> None:
     """``report.md``: the final results table, the plots, how the run was made."""
-    from train.plots import plot_evaluations, plot_learning_curve
+    from train.plots import report_plot_sections
 
-    learning_png = plot_learning_curve(run_dir / "monitor.csv", run_dir / "learning_curve.png")
-    eval_png = plot_evaluations(run_dir / "evals.csv", run_dir / "eval_curves.png")
     lines = [
         f"# Pasur PPO run `{args.name}`",
         "",
@@ -362,10 +360,7 @@ def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: f
         )
     lines += ["", "Round win rate counts ties as half. Command to reproduce:", "",
               "```", f"python -m train.ppo {' '.join(cli_of(args))}", "```", ""]
-    if learning_png:
-        lines += ["## Learning curve", "", f"![learning curve]({learning_png.name})", ""]
-    if eval_png:
-        lines += ["## Evaluation during training", "", f"![evaluations]({eval_png.name})", ""]
+    lines += report_plot_sections(run_dir)
     (run_dir / "report.md").write_text("\n".join(lines))
 
 # ---- main ------------------------------------------------------------------------------------
@@ -379,9 +374,9 @@ def main(argv: list[str] | None = None) -> Path:
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
-    run_dir = Path(args.runs_dir) / args.name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(asdict(args), indent=2))
+    from train.run_dir import start_run_dir
+
+    run_dir = start_run_dir(args)
 
     pool = make_pool(args, parse_schedule(args.opponent_schedule))
     env, _venv = make_env(args, pool, run_dir)

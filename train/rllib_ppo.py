@@ -39,7 +39,7 @@ import functools
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -322,12 +322,13 @@ def write_report(args: Args, run_dir: Path, last: dict[str, Any], final: dict[st
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
-    run_dir = Path(args.runs_dir) / args.name
+    from train.run_dir import run_dir_of, start_run_dir
+
+    run_dir = run_dir_of(args)
     ckpt = run_dir / "checkpoint"
     if run_dir.exists() and not args.resume and any(run_dir.iterdir()):
         raise SystemExit(f"{run_dir} exists: pass --resume to continue it or pick another --name")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(asdict(args), indent=2))
+    start_run_dir(args)
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
     from train.rllib_env import ray_session
 

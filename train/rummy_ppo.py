@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -293,10 +293,8 @@ def final_evaluation(args: Args, run_dir: Path) -> list[RummyEvalResult]:
 def write_report(args: Args, run_dir: Path, results: list[RummyEvalResult],
                  train_seconds: float, steps: int) -> None:
     """``report.md``: the final results table, the plots, how the run was made."""
-    from train.plots import plot_evaluations, plot_learning_curve
+    from train.plots import report_plot_sections
 
-    learning_png = plot_learning_curve(run_dir / "monitor.csv", run_dir / "learning_curve.png")
-    eval_png = plot_evaluations(run_dir / "evals.csv", run_dir / "eval_curves.png")
     lines = [f"# Persian Rummy run `{args.name}`", "",
              f"Training took {train_seconds / 60:.1f} min in all (config `{args.config}`, "
              f"seed {args.seed}), {steps:,} PPO decisions after cloning; model: `model.zip`, "
@@ -320,10 +318,7 @@ def write_report(args: Args, run_dir: Path, results: list[RummyEvalResult],
               "", "```", f"python -m train.rummy_ppo {' '.join(cli_of(args))}".rstrip(),
               f"pasur eval --game persian_rummy {run_dir}/model.zip greedy "
               f"--rounds {args.final_eval_rounds} --seed {args.seed + 1000}", "```", ""]
-    if learning_png:
-        lines += ["## Learning curve", "", f"![learning curve]({learning_png.name})", ""]
-    if eval_png:
-        lines += ["## Evaluation during training", "", f"![evaluations]({eval_png.name})", ""]
+    lines += report_plot_sections(run_dir)
     (run_dir / "report.md").write_text("\n".join(lines))
 
 
@@ -340,9 +335,9 @@ def main(argv: list[str] | None = None) -> Path:
 
     torch.set_num_threads(args.torch_threads)
     set_random_seed(args.seed)
-    run_dir = Path(args.runs_dir) / args.name
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(asdict(args), indent=2))
+    from train.run_dir import start_run_dir
+
+    run_dir = start_run_dir(args)
 
     env, venv = make_env(args, run_dir)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
