@@ -69,8 +69,9 @@ class Args:
     """one-round games played together while labelling"""
     hidden: int = 512
     """width of the network's first hidden layer (the second is half of it)"""
-    epochs: int = 10
-    """passes over the labelled data at each fit"""
+    epochs: int = 16
+    """passes over the labelled data at each fit (each pass sees every decision under a
+    new random relabelling when ``augment``)"""
     batch_size: int = 512
     """decisions per minibatch"""
     learning_rate: float = 1e-3
@@ -79,6 +80,14 @@ class Args:
     """Adam weight decay"""
     level_weight: float = 0.5
     """weight of the decision's mean value in the loss (the move advantages weigh 1)"""
+    policy_weight: float = 0.5
+    """weight of the cross-entropy between the softmax of the search values and of the
+    network's values over each decision's moves (the weight on the moves near the top)"""
+    temperature: float = 1.0
+    """temperature of those softmaxes, in round points"""
+    augment: bool = True
+    """fit on randomly relabelled copies of each decision (the non-club suits exchanged
+    rank by rank, a symmetry of the rules: :mod:`pasur_env.symmetry`)"""
     eval_rounds: int = 2_000
     """duplicate-deal rounds per opponent after each iteration"""
     eval_opponents: str = "greedy,heuristic"
@@ -105,7 +114,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "long": {  # about 50 min on 2 cores: the shipped 2-player ``net``
         "total_decisions": 450_000,
         "iterations": 3,
-        "epochs": 12,
         "final_eval_opponents": "random,greedy,heuristic,ismcts:1000,ppo",
     },
     "tiny": {  # tests and smoke runs
@@ -245,7 +253,8 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
     settings = FitSettings(
         epochs=args.epochs, batch_size=args.batch_size, lr=args.learning_rate,
         lr_final=args.learning_rate / 10, weight_decay=args.weight_decay,
-        level_weight=args.level_weight,
+        level_weight=args.level_weight, augment=args.augment, num_players=args.players,
+        policy_weight=args.policy_weight, temperature=args.temperature,
         seed=args.seed + state.iteration,
     )
     steps = args.epochs * -(-len(data) // args.batch_size)

@@ -9,7 +9,18 @@ The loss, per decision of the batch (values ``v_m`` from search for its moves ``
 
 * the *advantages*: ``mean_m ((Q_m - mean Q) - (v_m - mean v))**2``: which move is
   better, free of the noise the determinizations share across a decision's moves;
-* the level, with weight ``level_weight``: ``(mean Q - mean v)**2``.
+* the level, with weight ``level_weight``: ``(mean Q - mean v)**2``;
+* the choice, with weight ``policy_weight``: the cross-entropy between the softmax of
+  the search values and the softmax of ``Q`` over the decision's moves (both at
+  temperature ``temperature`` points). The squared error weighs every move alike, a
+  hopeless move as much as the best two; this term puts the weight where the decision
+  is made, on the moves near the top.
+
+With ``augment`` every decision of a minibatch is seen under a random symmetry of the
+rules (:mod:`pasur_env.symmetry`: the non-club suits exchanged rank by rank, 10♦
+kept): its observation's and its move rows' card planes are relabelled, its values
+stay. The network then learns that "7♥" and "7♠" play alike instead of learning each
+card apart; on fresh positions this is what generalises (measured in docs/agents.md).
 """
 
 from __future__ import annotations
@@ -21,8 +32,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.net.features import MOVE_WIDTH
+from agents.net.features import MOVE_WIDTH, move_row_permutation
 from agents.net.model import PARAM_NAMES, MoveNet
+from pasur_env.rules import make_rules
+from pasur_env.symmetry import observation_permutation, random_card_permutations
 
 from .net_data import Dataset
 
@@ -78,6 +91,10 @@ class FitSettings:
     weight_decay: float = 1e-5
     level_weight: float = 0.5
     seed: int = 0
+    augment: bool = False
+    num_players: int = 2
+    policy_weight: float = 0.0
+    temperature: float = 1.0
 
 
 def rows_of(offsets: np.ndarray, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -90,13 +107,44 @@ def rows_of(offsets: np.ndarray, decisions: np.ndarray) -> tuple[np.ndarray, np.
     return rows, dec
 
 
-def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray,
-                s: FitSettings) -> tuple[torch.Tensor, dict[str, float]]:
+class Relabeller:
+    """Random symmetries of the rules applied to a minibatch (module docstring): a table
+    of ``n`` relabellings as column indices of observations and move rows, one drawn per
+    decision."""
+
+    def __init__(self, num_players: int, obs_size: int, rng: np.random.Generator,
+                 n: int = 1024) -> None:
+        rules = make_rules(num_players=num_players)
+        perms = random_card_permutations(rng, n)
+        self.obs_ix = torch.as_tensor(np.stack([observation_permutation(rules, p) for p in perms]))
+        if self.obs_ix.shape[1] != obs_size:
+            raise ValueError(f"augment: observations of {obs_size} features do not match the "
+                             f"{num_players}-player layout ({self.obs_ix.shape[1]})")
+        self.feat_ix = torch.as_tensor(np.stack([move_row_permutation(p) for p in perms]))
+        self.rng = rng
+
+    def __call__(self, obs: torch.Tensor, dec: torch.Tensor,
+                 feats: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        pick = torch.as_tensor(self.rng.integers(0, self.obs_ix.shape[0], obs.shape[0]))
+        return obs.gather(1, self.obs_ix[pick]), feats.gather(1, self.feat_ix[pick][dec])
+
+
+def _log_softmax(x: torch.Tensor, dec: torch.Tensor, n: int) -> torch.Tensor:
+    """Log-softmax of ``x`` within each decision (``dec[r]``: the decision of row r)."""
+    top = torch.full((n,), -1e9).scatter_reduce(0, dec, x, "amax")[dec]
+    total = torch.zeros(n).index_add_(0, dec, torch.exp(x - top))
+    return x - top - torch.log(total[dec])
+
+
+def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSettings,
+                relabel: Relabeller | None = None) -> tuple[torch.Tensor, dict[str, float]]:
     rows, dec = rows_of(data.offsets, idx)
     obs = torch.as_tensor(data.obs[idx].astype(np.float32))
     feats = torch.as_tensor(data.feats[rows].astype(np.float32))
     v = torch.as_tensor(data.values[rows])
     dec_t = torch.as_tensor(dec)
+    if relabel is not None:
+        obs, feats = relabel(obs, dec_t, feats)
     q = model(obs, dec_t, feats)
     n = idx.size
     counts = torch.bincount(dec_t, minlength=n).float()
@@ -107,12 +155,19 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray,
     loss_adv = (torch.zeros(n).index_add_(0, dec_t, adv) / counts).mean()
     loss_level = ((q_mean - v_mean) ** 2).mean()
     loss = loss_adv + s.level_weight * loss_level
+    parts = {}
+    if s.policy_weight:
+        target = torch.exp(_log_softmax(v / s.temperature, dec_t, n))
+        loss_policy = -(torch.zeros(n).index_add_(
+            0, dec_t, target * _log_softmax(q / s.temperature, dec_t, n))).mean()
+        loss = loss + s.policy_weight * loss_policy
+        parts["loss_policy"] = loss_policy.item()
     with torch.no_grad():
         top = torch.full((n,), -1e9).scatter_reduce(0, dec_t, q, "amax")
         pick = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float() * v)
         hits = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float())
         regret = (v_max - pick / hits).mean()
-    return loss, {"loss_adv": loss_adv.item(), "loss_level": loss_level.item(),
+    return loss, {"loss_adv": loss_adv.item(), "loss_level": loss_level.item(), **parts,
                   "regret": regret.item()}
 
 
@@ -124,6 +179,8 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
     lost by the network's choice, in points per decision)."""
     opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
     rng = np.random.default_rng(s.seed)
+    relabel = (Relabeller(s.num_players, data.obs.shape[1], np.random.default_rng([s.seed, 7]))
+               if s.augment else None)
     n = len(data)
     steps = s.epochs * -(-n // s.batch_size)
     step = 0
@@ -136,7 +193,8 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
         for start in range(0, n, s.batch_size):
             for g in opt.param_groups:
                 g["lr"] = s.lr + (s.lr_final - s.lr) * step / max(1, steps - 1)
-            loss, parts = _batch_loss(model, data, np.sort(order[start:start + s.batch_size]), s)
+            idx = np.sort(order[start:start + s.batch_size])
+            loss, parts = _batch_loss(model, data, idx, s, relabel)
             opt.zero_grad()
             loss.backward()
             opt.step()

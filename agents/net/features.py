@@ -35,11 +35,12 @@ from numba import njit, prange
 
 from pasur_env import kernels as K
 from pasur_env.move_features import reply_summary
+from pasur_env.symmetry import plane_permutation
 
 from .._moves import MOVE_BUF, decision_moves, popcnt
 from ..heuristic import heuristic_params, heuristic_scores
 
-__all__ = ["MOVE_WIDTH", "MOVE_SCALARS", "candidate_moves"]
+__all__ = ["MOVE_WIDTH", "MOVE_SCALARS", "candidate_moves", "move_row_permutation"]
 
 MOVE_SCALARS = 16
 MOVE_WIDTH = 3 * 52 + MOVE_SCALARS
@@ -156,3 +157,10 @@ def candidate_moves(
         offsets, cards, capts, feats,
     )
     return offsets, cards, capts, feats
+
+
+def move_row_permutation(perm: np.ndarray) -> np.ndarray:
+    """Column index that relabels move rows by card permutation ``perm`` (a symmetry of
+    the rules, :mod:`pasur_env.symmetry`): ``rows[:, ix]`` are the rows of the relabelled
+    position (the three card planes move; the scalars do not)."""
+    return plane_permutation(MOVE_WIDTH, [0, 52, 104], np.asarray(perm, dtype=np.int64))
