@@ -41,7 +41,7 @@ lint: venv
 demo: venv
 	$(BIN)/pasur demo
 
-# The main job: train the 2-player move-scoring network from search labels (about 15 min
+# The main job: train the 2-player move-scoring network from search labels (about 17 min
 # on 2 cores), evaluate it against every baseline, write runs/$(RUN)/report.md.
 # GAME=persian_rummy trains the Persian Rummy agent instead (train/rummy_ppo.py: cloning
 # of the rollout agent, then MaskablePPO; runs/rummy/report.md, docs/persian_rummy.md).
@@ -58,7 +58,7 @@ endif
 train: venv
 	$(BIN)/python -m $(TRAIN_MODULE) --name $(RUN) $(TRAIN_ARGS)
 
-# The longer configuration (about 50 min on 2 cores): the shipped `net` agent.
+# The longer configuration (about 55 min on 2 cores): the shipped `net` agent.
 # Ship it: cp runs/net_long/net.npz agents/pretrained/net_2p.npz
 train-long: venv
 	$(BIN)/python -m train.net --config long --name $(RUN)_long $(TRAIN_ARGS)

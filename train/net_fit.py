@@ -20,7 +20,7 @@ With ``augment`` every decision of a minibatch is seen under a random symmetry o
 rules (:mod:`pasur_env.symmetry`: the non-club suits exchanged rank by rank, 10♦
 kept): its observation's and its move rows' card planes are relabelled, its values
 stay. The network then learns that "7♥" and "7♠" play alike instead of learning each
-card apart; on fresh positions this is what generalises (measured in docs/agents.md).
+card apart; on fresh positions this is what generalises (measured: README, *Training*).
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
     loss_adv = (torch.zeros(n).index_add_(0, dec_t, adv) / counts).mean()
     loss_level = ((q_mean - v_mean) ** 2).mean()
     loss = loss_adv + s.level_weight * loss_level
-    parts = {}
+    parts: dict[str, float] = {}
     if s.policy_weight:
         target = torch.exp(_log_softmax(v / s.temperature, dec_t, n))
         loss_policy = -(torch.zeros(n).index_add_(
