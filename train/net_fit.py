@@ -20,7 +20,7 @@ With ``augment`` every decision of a minibatch is seen under a random symmetry o
 rules (:mod:`pasur_env.symmetry`: the non-club suits exchanged rank by rank, 10♦
 kept): its observation's and its move rows' card planes are relabelled, its values
 stay. The network then learns that "7♥" and "7♠" play alike instead of learning each
-card apart; on fresh positions this is what generalises (measured: README, *Training*).
+card apart; on the same labels it plays clearly stronger (measured: README, *Training*).
 """
 
 from __future__ import annotations
