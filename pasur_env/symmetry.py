@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels as K
-from .cards import NUM_CARDS, TEN_DIAMONDS
-from .observation import observation_layout
+from .cards import NUM_CARDS, RANK_OF, SUIT_OF, SUITS, TEN_DIAMONDS
+from .observation import observation_layout, observation_size
 from .rules import Rules
 
 __all__ = [
@@ -43,11 +43,10 @@ __all__ = [
 CARD_PLANE_FIELDS = ("hand", "table", "pile", "unseen", "pending", "selection", "faceup",
                      "moves")
 
+_IDS = np.arange(NUM_CARDS, dtype=np.int64)
+_CLUB = SUIT_OF == SUITS.index("C")
 #: per rank, the card ids that may be exchanged: the non-club suits, 10♦ excepted
-_GROUPS = [
-    np.array([c for c in range(4 * r + 1, 4 * r + 4) if c != TEN_DIAMONDS], dtype=np.int64)
-    for r in range(13)
-]
+_GROUPS = [_IDS[(RANK_OF == r) & ~_CLUB & (_IDS != TEN_DIAMONDS)] for r in range(13)]
 _MASK_COLS = [K.HAND + p for p in range(4)] + [K.TABLE, K.SELECTION] + [
     K.PILE + s for s in range(3)
 ]
@@ -57,7 +56,7 @@ _ID_COLS = np.r_[K.ORDER:K.ORDER + 16, K.DECK:K.DECK + 52, K.PENDING]
 def random_card_permutations(rng: np.random.Generator, n: int) -> np.ndarray:
     """``n`` random symmetries of the rules as int64 ``(n, 52)``: row ``k`` maps card
     ``c`` to ``perm[k, c]`` (same rank; clubs and 10♦ fixed)."""
-    perms = np.tile(np.arange(NUM_CARDS, dtype=np.int64), (n, 1))
+    perms = np.tile(_IDS, (n, 1))
     for ids in _GROUPS:
         order = np.argsort(rng.random((n, ids.size)), axis=1)
         perms[:, ids] = ids[order]
@@ -66,12 +65,11 @@ def random_card_permutations(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def _check_perm(perm: np.ndarray) -> np.ndarray:
     perm = np.asarray(perm)
-    if perm.shape != (NUM_CARDS,) or not np.array_equal(np.sort(perm), np.arange(NUM_CARDS)):
+    if perm.shape != (NUM_CARDS,) or not np.array_equal(np.sort(perm), _IDS):
         raise ValueError(f"perm must be a permutation of the 52 card ids, got shape "
                          f"{perm.shape}")
-    if not np.array_equal(perm // 4, np.arange(NUM_CARDS) // 4) or np.any(
-        (perm % 4 == 0) != (np.arange(NUM_CARDS) % 4 == 0)
-    ) or perm[TEN_DIAMONDS] != TEN_DIAMONDS:
+    if not np.array_equal(RANK_OF[perm], RANK_OF) or not np.array_equal(_CLUB[perm], _CLUB) \
+            or perm[TEN_DIAMONDS] != TEN_DIAMONDS:
         raise ValueError("perm is not a symmetry of the rules: it must keep every card's "
                          "rank, the clubs and 10♦")
     return perm.astype(np.int64)
@@ -97,9 +95,8 @@ def plane_permutation(size: int, offsets: list[int], perm: np.ndarray) -> np.nda
     ``offsets`` of a feature vector: ``new = old[..., ix]`` puts ``old[o + c]`` at
     ``new[o + perm[c]]``; other columns stay."""
     ix = np.arange(size, dtype=np.int64)
-    src = np.arange(NUM_CARDS, dtype=np.int64)
     for o in offsets:
-        ix[o + perm] = o + src
+        ix[o + perm] = o + _IDS
     return ix
 
 
@@ -110,4 +107,4 @@ def observation_permutation(rules: Rules, perm: np.ndarray) -> np.ndarray:
     layout = observation_layout(rules)
     offsets = [o + 52 * k for name in CARD_PLANE_FIELDS
                for o, size in [layout[name]] for k in range(size // 52)]
-    return plane_permutation(sum(s for _, s in layout.values()), offsets, perm)
+    return plane_permutation(observation_size(rules), offsets, perm)

@@ -163,4 +163,4 @@ def move_row_permutation(perm: np.ndarray) -> np.ndarray:
     """Column index that relabels move rows by card permutation ``perm`` (a symmetry of
     the rules, :mod:`pasur_env.symmetry`): ``rows[:, ix]`` are the rows of the relabelled
     position (the three card planes move; the scalars do not)."""
-    return plane_permutation(MOVE_WIDTH, [0, 52, 104], np.asarray(perm, dtype=np.int64))
+    return plane_permutation(MOVE_WIDTH, list(range(0, _S, 52)), np.asarray(perm, dtype=np.int64))
