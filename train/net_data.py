@@ -91,9 +91,10 @@ class SearchLabeler:
     needs_observation = True
 
     def __init__(self, budget: int, seed: int, explore: float = 0.0,
-                 rollout: str = "heuristic", plies: int = 6, horizon: int = 0,
+                 rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
                  student: Any = None, follow: float = 0.0) -> None:
-        self.budget, self.explore, self.rollout, self.plies = budget, explore, rollout, plies
+        self.budget, self.explore, self.rollout = budget, explore, rollout
+        self.plies = 1 << 30 if plies is None else plies
         self.horizon, self.student, self.follow = horizon, student, follow
         self.rng = np.random.default_rng(seed)
         self.parts: list[Dataset] = []
