@@ -82,6 +82,30 @@ def test_top_k_mask() -> None:
     assert top_k_mask(q, offsets, 2).tolist() == [False, True, True, True, True, True]
 
 
+@pytest.mark.parametrize("horizon", [0, 2])
+def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
+    from agents.ismcts import search_values
+    from train.net_data import SearchLabeler
+
+    eng = Engine(8, seed=5, episode="round", auto_reset=False)
+    eng.random_playout(9, seed=2)
+    games = np.arange(8)
+    offsets = candidate_moves(eng, games)[0]
+    seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=8, dtype=np.int64)
+    want = search_values(eng, games, offsets, seeds, budget=24, plies=1 << 30,
+                         horizon=horizon)
+    other = search_values(eng, games, offsets, seeds, budget=24, plies=1 << 30,
+                          horizon=2 - horizon)
+    labeler = SearchLabeler(24, seed=7, plies=None, horizon=horizon)
+    labeler.act(encode(eng), eng.legal_mask(), GameView.all(eng))
+    data = labeler.take()
+    searched = np.flatnonzero(np.diff(offsets) > 1)  # forced decisions are not recorded
+    rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in searched])
+    assert len(data) == searched.size
+    np.testing.assert_array_equal(data.values, want[rows].astype(np.float32))
+    assert not np.array_equal(want[rows], other[rows])  # the horizon changes the labels
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
     from train import net as train_net
@@ -96,6 +120,7 @@ def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
     train_net.main(args[:-1] + ["2", "--resume"])  # a second iteration on top of the first
     state = json.loads((run / "checkpoint.json").read_text())
     assert state["iteration"] == 2 and len(state["history"]) == 2
+    assert MoveNet.load(run / "net.npz").meta["label_horizon"] == 2
     agent = make_agent(str(run / "net.npz"))
     assert agent.name == "net"
     eng = Engine(4, seed=9, episode="round", auto_reset=False, num_players=players)
