@@ -14,7 +14,7 @@ from agents import make_agent  # noqa: E402
 from agents.net import MoveNet, NetAgent  # noqa: E402
 from agents.net import agent as net_agent  # noqa: E402
 from agents.net.features import MOVE_WIDTH, candidate_moves  # noqa: E402
-from agents.net.search import NetSearchAgent, top_k_mask  # noqa: E402
+from agents.net.search import NetSearchAgent, top_k_mask, value_gaps  # noqa: E402
 from pasur_env import Engine, GameView  # noqa: E402
 from pasur_env import kernels as K  # noqa: E402
 from pasur_env.loop import play  # noqa: E402
@@ -80,6 +80,25 @@ def test_top_k_mask() -> None:
     q = np.array([1.0, 3.0, 2.0, 5.0, 0.0, 0.0])
     offsets = np.array([0, 3, 4, 6])
     assert top_k_mask(q, offsets, 2).tolist() == [False, True, True, True, True, True]
+    assert value_gaps(q, offsets).tolist() == [1.0, np.inf, 0.0]
+
+
+def test_net_ismcts_plays_the_networks_move_when_it_is_clear() -> None:
+    net = tiny_net(2, seed=4)
+    eng = Engine(32, seed=6, episode="round")
+    eng.random_playout(5, seed=3)
+    obs, mask, view = encode(eng), eng.legal_mask(), GameView.all(eng)
+    plain = NetAgent(model=net).act(obs, mask, view)
+    assert (NetSearchAgent(model=net, clear_gap=0.0, budget=8, seed=0).act(obs, mask, view)
+            == plain).all()  # every decision with two moves valued apart is clear
+    offsets, _, _, q = NetAgent(model=net).scores(obs, view)
+    close = value_gaps(q, offsets) <= 0.05
+    searched = NetSearchAgent(model=net, clear_gap=0.05, budget=64, prior_weight=0.0,
+                              seed=0).act(obs, mask, view)
+    assert (searched[~close] == plain[~close]).all()
+    assert (searched[close] != plain[close]).any()  # the search overrules the network
+    with pytest.raises(ValueError, match="clear_gap"):
+        NetSearchAgent(model=net, clear_gap=-1.0)
 
 
 @pytest.mark.parametrize("horizon", [0, 2])

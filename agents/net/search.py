@@ -31,17 +31,34 @@ from ..ismcts import ISMCTSAgent, search_values
 from .agent import NetAgent, best_moves
 from .model import MoveNet
 
-__all__ = ["NetSearchAgent", "top_k_mask"]
+__all__ = ["NetSearchAgent", "top_k_mask", "value_gaps"]
 
 
-def top_k_mask(q: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
-    """Bool per move row: among the ``k`` best of its decision (ties by row order)."""
+def _ranks(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Rank of every move row within its decision: 0 = the best (ties by row order)."""
     counts = np.diff(offsets)
     dec = np.repeat(np.arange(counts.size), counts)
     order = np.lexsort((np.arange(q.size), -q, dec))  # by decision, best first
     rank = np.empty(q.size, dtype=np.int64)
     rank[order] = np.arange(q.size) - np.repeat(offsets[:-1], counts)
-    return rank < k
+    return rank
+
+
+def top_k_mask(q: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
+    """Bool per move row: among the ``k`` best of its decision (ties by row order)."""
+    return _ranks(q, offsets) < k
+
+
+def value_gaps(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per decision, its best move's value minus its second best's (``inf`` with one move)."""
+    rank = _ranks(q, offsets)
+    dec = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    best = np.empty(offsets.size - 1, dtype=np.float64)
+    best[dec[rank == 0]] = q[rank == 0]
+    gaps = np.full(offsets.size - 1, np.inf)
+    second = rank == 1
+    gaps[dec[second]] = best[dec[second]] - q[second]
+    return gaps
 
 
 class NetSearchAgent(ISMCTSAgent):
@@ -52,6 +69,9 @@ class NetSearchAgent(ISMCTSAgent):
         budget: rollouts per decision, split over the kept moves.
         top_k: moves the search considers (the network's best).
         prior_weight: weight of the network's value in the final blend.
+        clear_gap: a decision whose best move the network values more than this many
+            points above the second is played without search (``None``: search every
+            decision); the budget goes to the close decisions.
         path, model: the network (default: the shipped one for the game's players).
         rollout, plies, parallel, horizon: as for :class:`agents.ISMCTSAgent` (here the
             heuristic plays whole rollouts, which stop after two more deals).
@@ -66,6 +86,7 @@ class NetSearchAgent(ISMCTSAgent):
         budget: int = 250,
         top_k: int = 2,
         prior_weight: float = 0.3,
+        clear_gap: float | None = None,
         path: str | Path | None = None,
         model: MoveNet | None = None,
         rollout: str = "heuristic",
@@ -79,7 +100,10 @@ class NetSearchAgent(ISMCTSAgent):
             raise ValueError(f"top_k must be a positive int, got {top_k!r}")
         if not 0.0 <= float(prior_weight) <= 1.0:
             raise ValueError(f"prior_weight must be in [0, 1], got {prior_weight!r}")
+        if clear_gap is not None and not float(clear_gap) >= 0.0:
+            raise ValueError(f"clear_gap must be a non-negative number or None, got {clear_gap!r}")
         self.top_k, self.prior_weight = top_k, float(prior_weight)
+        self.clear_gap = None if clear_gap is None else float(clear_gap)
         self.net = NetAgent(path=path, model=model)
 
     def _search(
@@ -89,13 +113,17 @@ class NetSearchAgent(ISMCTSAgent):
             raise ValueError(f"{self.name} needs observations")
         offsets, cards, capts, q = self.net.scores(obs, GameView(engine, games))
         keep = top_k_mask(q, offsets, self.top_k)
+        clear = np.zeros(len(games), dtype=np.bool_)
+        if self.clear_gap is not None:
+            clear = value_gaps(q, offsets) > self.clear_gap
+            keep &= ~np.repeat(clear, np.diff(offsets))  # nothing of theirs is searched
         seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
         values = search_values(engine, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, keep=keep,
                                horizon=self.horizon)
         w = self.prior_weight
         blend = np.where(keep, (1.0 - w) * np.nan_to_num(values) + w * q, -np.inf)
-        best = best_moves(blend, offsets)
+        best = np.where(clear, best_moves(q, offsets), best_moves(blend, offsets))
         acts = np.empty(len(games), dtype=np.int64)
         emit_actions(engine.state, games, cards[best], capts[best], acts)
         return acts, capts[best]
