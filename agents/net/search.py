@@ -8,6 +8,11 @@ move's value: ``(1 - prior_weight) * rollout mean + prior_weight * Q``. Both est
 the same thing (the round-point difference after the move), the rollouts with sampling
 noise, the network with its approximation error.
 
+A decision whose best move the network values more than ``clear_gap`` (0.5) points
+above the second is played without search (about a third of the decisions with a
+choice, for the shipped 2-player network); the time saved goes to the others, which
+get 350 rollouts.
+
 The rollouts are shorter and better than plain ISMCTS's: the heuristic plays every
 seat (not greedy after a few plies), and a rollout stops when ``horizon`` more deals
 have been dealt, where the position is valued by the points captured so far and the
@@ -83,10 +88,10 @@ class NetSearchAgent(ISMCTSAgent):
     def __init__(
         self,
         seed: int | None = None,
-        budget: int = 250,
+        budget: int = 350,
         top_k: int = 2,
         prior_weight: float = 0.3,
-        clear_gap: float | None = None,
+        clear_gap: float | None = 0.5,
         path: str | Path | None = None,
         model: MoveNet | None = None,
         rollout: str = "heuristic",
