@@ -58,7 +58,7 @@ endif
 train: venv
 	$(BIN)/python -m $(TRAIN_MODULE) --name $(RUN) $(TRAIN_ARGS)
 
-# The longer configuration (about 55 min on 2 cores): the shipped `net` agent.
+# The longer configuration (about 58 min on 2 cores): the shipped `net` agent.
 # Ship it: cp runs/net_long/net.npz agents/pretrained/net_2p.npz
 train-long: venv
 	$(BIN)/python -m train.net --config long --name $(RUN)_long $(TRAIN_ARGS)

@@ -119,7 +119,7 @@ class Args:
 #: named configurations (``--config``); the defaults above are ``default``
 CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
-    "long": {  # about 55 min on 2 cores: the shipped 2-player ``net``
+    "long": {  # about 58 min on 2 cores: the shipped 2-player ``net``
         "total_decisions": 450_000,
         "iterations": 3,
         "final_eval_opponents": "random,greedy,heuristic,ismcts:1000,ppo",

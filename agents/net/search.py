@@ -8,10 +8,10 @@ move's value: ``(1 - prior_weight) * rollout mean + prior_weight * Q``. Both est
 the same thing (the round-point difference after the move), the rollouts with sampling
 noise, the network with its approximation error.
 
-A decision whose best move the network values more than ``clear_gap`` (0.5) points
-above the second is played without search (about a third of the decisions with a
-choice, for the shipped 2-player network); the time saved goes to the others, which
-get 350 rollouts.
+With ``clear_gap`` set, a decision whose best move the network values more than that
+many points above the second is played without search, so a larger budget for the
+others keeps the time (0.5 skips about a third of the decisions with a choice for the
+shipped 2-player network). Off by default: measured, it did not help (docs/agents.md).
 
 The rollouts are shorter and better than plain ISMCTS's: the heuristic plays every
 seat (not greedy after a few plies), and a rollout stops when ``horizon`` more deals
@@ -88,10 +88,10 @@ class NetSearchAgent(ISMCTSAgent):
     def __init__(
         self,
         seed: int | None = None,
-        budget: int = 350,
+        budget: int = 250,
         top_k: int = 2,
         prior_weight: float = 0.3,
-        clear_gap: float | None = 0.5,
+        clear_gap: float | None = None,
         path: str | Path | None = None,
         model: MoveNet | None = None,
         rollout: str = "heuristic",
