@@ -47,6 +47,8 @@ __all__ = ["ISMCTSAgent", "canonical_infoset", "DEFAULT_BUDGET", "DEFAULT_PLIES"
 DEFAULT_BUDGET = 300
 #: rollout steps played by the heuristic before greedy takes over
 DEFAULT_PLIES = 6
+#: ``plies`` meaning "the heuristic plays the whole rollout"
+WHOLE_ROLLOUT = 1 << 30
 ROLLOUT_POLICIES = ("greedy", "heuristic")
 
 
@@ -403,7 +405,7 @@ class ISMCTSAgent(Agent):
         self.epsilon = float(epsilon)
         if plies is not None and (isinstance(plies, bool) or int(plies) < 0):
             raise ValueError(f"plies must be a non-negative int or None, got {plies!r}")
-        self.plies = 1 << 30 if plies is None else int(plies)
+        self.plies = WHOLE_ROLLOUT if plies is None else int(plies)
         self.parallel = parallel
         if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
             raise ValueError(f"horizon must be a non-negative int, got {horizon!r}")

@@ -103,7 +103,7 @@ def test_net_ismcts_plays_the_networks_move_when_it_is_clear() -> None:
 
 @pytest.mark.parametrize("horizon", [0, 2])
 def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
-    from agents.ismcts import search_values
+    from agents.ismcts import WHOLE_ROLLOUT, search_values
     from train.net_data import SearchLabeler
 
     eng = Engine(8, seed=5, episode="round", auto_reset=False)
@@ -111,9 +111,9 @@ def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
     games = np.arange(8)
     offsets = candidate_moves(eng, games)[0]
     seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=8, dtype=np.int64)
-    want = search_values(eng, games, offsets, seeds, budget=24, plies=1 << 30,
+    want = search_values(eng, games, offsets, seeds, budget=24, plies=WHOLE_ROLLOUT,
                          horizon=horizon)
-    other = search_values(eng, games, offsets, seeds, budget=24, plies=1 << 30,
+    other = search_values(eng, games, offsets, seeds, budget=24, plies=WHOLE_ROLLOUT,
                           horizon=2 - horizon)
     labeler = SearchLabeler(24, seed=7, plies=None, horizon=horizon)
     labeler.act(encode(eng), eng.legal_mask(), GameView.all(eng))

@@ -21,7 +21,7 @@ import numpy as np
 
 from agents import make_agent
 from agents._moves import emit_actions
-from agents.ismcts import search_values
+from agents.ismcts import WHOLE_ROLLOUT, search_values
 from agents.net.agent import best_moves
 from agents.net.features import candidate_moves
 from pasur_env import Engine, GameView
@@ -94,7 +94,7 @@ class SearchLabeler:
                  rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
                  student: Any = None, follow: float = 0.0) -> None:
         self.budget, self.explore, self.rollout = budget, explore, rollout
-        self.plies = 1 << 30 if plies is None else plies
+        self.plies = WHOLE_ROLLOUT if plies is None else plies
         self.horizon, self.student, self.follow = horizon, student, follow
         self.rng = np.random.default_rng(seed)
         self.parts: list[Dataset] = []
