@@ -56,13 +56,11 @@ def top_k_mask(q: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
 
 def value_gaps(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per decision, its best move's value minus its second best's (``inf`` with one move)."""
-    rank = _ranks(q, offsets)
-    dec = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
-    best = np.empty(offsets.size - 1, dtype=np.float64)
-    best[dec[rank == 0]] = q[rank == 0]
+    q = np.asarray(q, dtype=np.float64)
+    second = _ranks(q, offsets) == 1
+    dec = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))[second]
     gaps = np.full(offsets.size - 1, np.inf)
-    second = rank == 1
-    gaps[dec[second]] = best[dec[second]] - q[second]
+    gaps[dec] = np.maximum.reduceat(q, offsets[:-1])[dec] - q[second]
     return gaps
 
 
