@@ -40,6 +40,7 @@ from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, 
 from .base import Agent
 from .greedy import greedy_action
 from .heuristic import club_value, heuristic_action, heuristic_params
+from .inference import NREC, play_weights
 
 __all__ = ["ISMCTSAgent", "canonical_infoset", "DEFAULT_BUDGET", "DEFAULT_PLIES"]
 
@@ -202,13 +203,17 @@ def search_one(
     values: np.ndarray,
     keep: np.ndarray,
     horizon: int,
+    rec: np.ndarray,
+    beta: float,
 ) -> int:
     """Search game ``g``'s decision; returns the index of the best of the listed moves.
 
     ``cards``/``capts`` hold the moves (``decision_moves``), ``values`` receives the
     mean result of each. ``rparams``: the rules with one-round episodes. Only the moves
     ``m`` with ``keep[m]`` are searched (the budget is split among them; the others get
-    NaN): a guide such as a network may prune the candidates.
+    NaN): a guide such as a network may prune the candidates. With ``beta`` > 0 and a
+    record ``rec`` of the position after our last move (:mod:`agents.inference`), the
+    mean is weighted by how well each determinization explains the opponent's play.
     """
     n = decision_moves(st, g, cards, capts)
     if n <= 0:
@@ -234,6 +239,8 @@ def search_one(
         seeds[d] = np.int64(x)
     dets = np.empty((n_det, K.NCOL), dtype=np.int64)
     K.determinize_kernel(canon, ROW0, seat, open_hand, seeds, dets)
+    weight = np.empty(n_det, dtype=np.float64)
+    play_weights(st, g, rec, dets, n_det, params, open_hand, hp, beta, weight)
     work = np.empty((1, K.NCOL), dtype=np.int64)
     info = np.empty((1, K.NINFO), dtype=np.int64)
     rc = np.empty(MOVE_BUF, dtype=np.int64)
@@ -249,7 +256,7 @@ def search_one(
                 work, info, rparams, open_hand, seat, cards[m], capts[m], policy, plies, eps,
                 hp, z, rc, rk, rs, horizon,
             )  # fmt: skip
-            values[m] += value
+            values[m] += weight[d] * value
     best = -1
     for m in range(n):
         if not keep[m]:
@@ -279,6 +286,7 @@ def ismcts_kernel(
     chosen: np.ndarray,
 ) -> None:
     """Search every decision of ``games``: ``out`` actions, ``chosen`` capture sets."""
+    no_record = np.zeros(NREC, dtype=np.int64)
     for i in prange(games.shape[0]):
         g = games[i]
         cards = np.empty(MOVE_BUF, dtype=np.int64)
@@ -287,7 +295,7 @@ def ismcts_kernel(
         keep = np.ones(MOVE_BUF, dtype=np.bool_)
         best = search_one(
             st, g, params, rparams, open_hand, budget, policy, plies, eps, hp,
-            np.uint64(seeds[i]), cards, capts, values, keep, horizon,
+            np.uint64(seeds[i]), cards, capts, values, keep, horizon, no_record, 0.0,
         )  # fmt: skip
         if best < 0:
             out[i] = K.pick_legal(st, g, 0.0)
@@ -317,12 +325,14 @@ def search_values_kernel(
     horizon: int,
     offsets: np.ndarray,
     keep_rows: np.ndarray,
+    records: np.ndarray,
+    beta: float,
     values_out: np.ndarray,
 ) -> None:
     """The search's value of every move of every decision of ``games`` (in
     ``decision_moves`` order) into ``values_out[offsets[i]:offsets[i + 1]]``; a forced
     move (one option) gets 0: it is not searched; a move whose ``keep_rows`` entry is
-    False gets NaN."""
+    False gets NaN. ``records[i]``, ``beta``: the inference of :func:`search_one`."""
     for i in prange(games.shape[0]):
         cards = np.empty(MOVE_BUF, dtype=np.int64)
         capts = np.empty(MOVE_BUF, dtype=np.int64)
@@ -332,7 +342,7 @@ def search_values_kernel(
             keep[m] = keep_rows[offsets[i] + m]
         search_one(
             st, games[i], params, rparams, open_hand, budget, policy, plies, eps, hp,
-            np.uint64(seeds[i]), cards, capts, values, keep, horizon,
+            np.uint64(seeds[i]), cards, capts, values, keep, horizon, records[i], beta,
         )  # fmt: skip
         for m in range(offsets[i + 1] - offsets[i]):
             values_out[offsets[i] + m] = values[m]
@@ -345,13 +355,18 @@ def search_values(
     engine: object, games: np.ndarray, offsets: np.ndarray, seeds: np.ndarray, *,
     budget: int = DEFAULT_BUDGET, rollout: str = "heuristic", plies: int = DEFAULT_PLIES,
     epsilon: float = 0.0, keep: np.ndarray | None = None, horizon: int = 0,
+    records: np.ndarray | None = None, beta: float = 0.0,
 ) -> np.ndarray:
     """Action values of determinized search for every move of every decision of ``games``
     (moves as :func:`agents.net.features.candidate_moves` lists them: ``offsets``), one
     stream seed per decision: the mean result (my side's round points minus the others'
     mean) of ``budget // moves`` rollouts after each move. ``keep`` (bool per move row)
-    restricts the search to some moves (the others get NaN)."""
+    restricts the search to some moves (the others get NaN). ``records`` (one per
+    decision, :func:`agents.inference.after_move_records` of our previous move) and
+    ``beta`` > 0 weight the determinizations by the opponent's last play."""
     games = np.ascontiguousarray(games, dtype=np.int64)
+    if records is None:
+        records = np.zeros((games.shape[0], NREC), dtype=np.int64)
     out = np.zeros(int(offsets[-1]), dtype=np.float64)
     rparams = engine.params.copy()  # type: ignore[attr-defined]
     rparams[K.P_EPISODE_ROUND] = 1
@@ -360,7 +375,8 @@ def search_values(
         engine.state, games, engine.params, rparams, open_hand, int(budget),  # type: ignore[attr-defined]
         ROLLOUT_POLICIES.index(rollout), int(plies), float(epsilon), heuristic_params(),
         np.ascontiguousarray(seeds, dtype=np.int64), int(horizon), offsets,
-        np.ones(out.shape[0], dtype=np.bool_) if keep is None else np.asarray(keep, np.bool_), out,
+        np.ones(out.shape[0], dtype=np.bool_) if keep is None else np.asarray(keep, np.bool_),
+        np.ascontiguousarray(records, dtype=np.int64), float(beta), out,
     )  # fmt: skip
     return out
 

@@ -13,6 +13,11 @@ many points above the second is played without search, so a larger budget for th
 others keeps the time (0.5 skips about a third of the decisions with a choice for the
 shipped 2-player network). Off by default: measured, it did not help (docs/agents.md).
 
+With ``infer_beta`` > 0 (2 players) the determinizations are weighted by how well they
+explain the opponent's last play, the heuristic serving as the model of the opponent
+(:mod:`agents.inference`): the agent remembers the public position after each of its
+moves, per game, to read the opponent's reply at its next decision.
+
 The rollouts are shorter and better than plain ISMCTS's: the heuristic plays every
 seat (not greedy after a few plies), and a rollout stops when ``horizon`` more deals
 have been dealt, where the position is valued by the points captured so far and the
@@ -29,9 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from pasur_env import kernels as K
 from pasur_env.policy import GameView
 
 from .._moves import emit_actions
+from ..inference import NREC, R_VALID, after_move_records
 from ..ismcts import ISMCTSAgent, search_values
 from .agent import NetAgent, best_moves
 from .model import MoveNet
@@ -75,6 +82,8 @@ class NetSearchAgent(ISMCTSAgent):
         clear_gap: a decision whose best move the network values more than this many
             points above the second is played without search (``None``: search every
             decision); the budget goes to the close decisions.
+        infer_beta: trust in the heuristic as a model of the opponent when its last play
+            weights the determinizations (0: uniform determinizations; 2 players only).
         path, model: the network (default: the shipped one for the game's players).
         rollout, plies, parallel, horizon: as for :class:`agents.ISMCTSAgent` (here the
             heuristic plays whole rollouts, which stop after two more deals).
@@ -90,6 +99,7 @@ class NetSearchAgent(ISMCTSAgent):
         top_k: int = 2,
         prior_weight: float = 0.3,
         clear_gap: float | None = None,
+        infer_beta: float = 3.0,
         path: str | Path | None = None,
         model: MoveNet | None = None,
         rollout: str = "heuristic",
@@ -105,9 +115,17 @@ class NetSearchAgent(ISMCTSAgent):
             raise ValueError(f"prior_weight must be in [0, 1], got {prior_weight!r}")
         if clear_gap is not None and not float(clear_gap) >= 0.0:
             raise ValueError(f"clear_gap must be a non-negative number or None, got {clear_gap!r}")
+        if not float(infer_beta) >= 0.0:
+            raise ValueError(f"infer_beta must be a non-negative number, got {infer_beta!r}")
         self.top_k, self.prior_weight = top_k, float(prior_weight)
+        self.infer_beta = float(infer_beta)
         self.clear_gap = None if clear_gap is None else float(clear_gap)
         self.net = NetAgent(path=path, model=model)
+        self._records: dict[tuple[int, int], np.ndarray] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._records = {}
 
     def _search(
         self, engine: Any, games: np.ndarray, obs: np.ndarray | None
@@ -121,12 +139,34 @@ class NetSearchAgent(ISMCTSAgent):
             clear = value_gaps(q, offsets) > self.clear_gap
             keep &= ~np.repeat(clear, np.diff(offsets))  # nothing of theirs is searched
         seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
+        records = np.zeros((len(games), NREC), dtype=np.int64)
+        if self.infer_beta > 0.0:
+            for i, g in enumerate(games.tolist()):
+                rec = self._records.get((id(engine), g))
+                if rec is not None:
+                    records[i] = rec
         values = search_values(engine, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, keep=keep,
-                               horizon=self.horizon)
+                               horizon=self.horizon, records=records, beta=self.infer_beta)
         w = self.prior_weight
         blend = np.where(keep, (1.0 - w) * np.nan_to_num(values) + w * q, -np.inf)
         best = np.where(clear, best_moves(q, offsets), best_moves(blend, offsets))
         acts = np.empty(len(games), dtype=np.int64)
         emit_actions(engine.state, games, cards[best], capts[best], acts)
+        if self.infer_beta > 0.0 and engine.num_players == 2:
+            self._remember(engine, games, cards[best], capts[best])
         return acts, capts[best]
+
+    def _remember(self, engine: Any, games: np.ndarray, cards: np.ndarray,
+                  capts: np.ndarray) -> None:
+        """Note the public position after each PLAY decision's chosen move (per engine and
+        game) for the inference at the next decision."""
+        records = after_move_records(engine, games, cards, capts)
+        play = engine.state[games, K.PHASE] == K.PLAY
+        for i, g in enumerate(games.tolist()):
+            if records[i, R_VALID]:
+                self._records[(id(engine), g)] = records[i]
+            elif play[i]:  # e.g. the move ends the round: nothing to read next time
+                self._records.pop((id(engine), g), None)
+        if len(self._records) > 100_000:  # records of abandoned engines
+            self._records.clear()
