@@ -6,21 +6,23 @@ small card while holding a jack that would sweep the table is rare. Search that 
 the opponent's hand beats ``ismcts`` by about +2 points per round (docs/agents.md), so
 what the opponent's plays reveal is worth having.
 
-This module reads the opponent's most recent play and weights each determinization
-by how likely the opponent was to make that play with the hand the determinization
-gives it:
+This module reads the opponent's plays in the current deal and weights each
+determinization by how likely the opponent was to make them with the hand the
+determinization gives it:
 
-1. After our move, :func:`after_move_records` notes the public position the opponent
-   then faced (table, its pile and surs, the last capturer, the turn counters). Only
-   public columns are read, after the move is applied to a scratch copy.
+1. After each of our moves, :func:`after_move_records` notes the position the opponent
+   then faced: the public columns (table, piles, surs, the last capturer, the turn
+   counters) and our own hand, read after the move is applied to a scratch copy.
 2. At our next decision, if exactly one turn has passed in the same deal,
    :func:`opponent_play` reads its play off the public change: the card that reached
-   its pile or the table, and the table cards it took.
-3. :func:`play_weights` rebuilds, in every determinization, the position the opponent
-   faced (its hand there = the determinized hand + the card it played), scores the
-   opponent's full moves with the heuristic (:func:`agents.heuristic.heuristic_scores`,
-   in points) and gives the determinization the weight ``softmax(beta * score)`` of
-   the play actually made, normalised to mean 1 over the determinizations.
+   its pile or the table, and the table cards it took. The caller keeps the records of
+   the deal with their plays (at most :data:`MAX_PLAYS`, oldest first).
+3. :func:`play_weights` rebuilds, in every determinization, each position the opponent
+   faced in this deal (its hand there = the determinized hand + the cards it has
+   played since, our hand as it was), scores the opponent's full moves with the
+   heuristic (:func:`agents.heuristic.heuristic_scores`, in points) and gives the
+   determinization the product over those plays of ``softmax(beta * score)`` of the
+   play actually made, normalised to mean 1 over the determinizations.
 
 The heuristic is a model of the opponent, not the opponent: ``beta`` says how much it
 is trusted (0 = uniform determinizations, plain search). A record that does not fit
@@ -38,12 +40,17 @@ from pasur_env import kernels as K
 from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, popcnt
 from .heuristic import heuristic_scores
 
-__all__ = ["NREC", "R_VALID", "after_move_records", "opponent_play", "play_weights"]
+__all__ = ["NREC", "MAX_PLAYS", "R_VALID", "R_CARD", "R_TAKEN", "after_move_records",
+           "opponent_play", "play_weights"]
 
-#: columns of a record: valid, round, deal, turn, table, opponent's pile, its surs,
-#: last capturer, opponent seat, our seat (after our move)
-NREC = 10
-R_VALID, R_ROUND, R_DEAL, R_TURN, R_TABLE, R_PILE, R_SURS, R_LAST, R_OPP, R_SEAT = range(NREC)
+#: columns of a record (the position after our move): valid, round, deal, turn, table,
+#: opponent's pile, its surs, last capturer, opponent seat, our seat, our hand, our pile,
+#: our surs; then the opponent's play from there once read (card, -1 until then; taken)
+NREC = 15
+(R_VALID, R_ROUND, R_DEAL, R_TURN, R_TABLE, R_PILE, R_SURS, R_LAST, R_OPP, R_SEAT,
+ R_MYHAND, R_MYPILE, R_MYSURS, R_CARD, R_TAKEN) = range(NREC)
+#: records kept per game: a player makes at most 4 plays in a deal
+MAX_PLAYS = 4
 
 
 @njit(cache=True)
@@ -84,6 +91,10 @@ def _record_kernel(
         out[i, R_LAST] = work[0, K.LAST_CAP]
         out[i, R_OPP] = opp
         out[i, R_SEAT] = seat
+        out[i, R_MYHAND] = work[0, K.HAND + seat]
+        out[i, R_MYPILE] = work[0, K.PILE + seat]
+        out[i, R_MYSURS] = work[0, K.SURS + seat]
+        out[i, R_CARD] = -1
 
 
 def after_move_records(
@@ -127,59 +138,105 @@ def opponent_play(st: np.ndarray, g: int, rec: np.ndarray) -> tuple[int, int]:
 
 
 @njit(cache=True)
+def _set_hand(row: np.ndarray, seat: int, hand: int) -> None:
+    """Give ``seat`` the cards of mask ``hand`` (hand mask and dealing-order slots)."""
+    row[0, K.HAND + seat] = hand
+    h = hand
+    for j in range(4):
+        if h:
+            row[0, K.ORDER + 4 * seat + j] = low(h)
+            h &= h - 1
+        else:
+            row[0, K.ORDER + 4 * seat + j] = -1
+
+
+@njit(cache=True)
+def _play_log_prob(
+    det: np.ndarray, rec: np.ndarray, held: int, card: int, taken: int, params: np.ndarray,
+    open_hand: bool, hp: np.ndarray, beta: float, row: np.ndarray, cards: np.ndarray,
+    capts: np.ndarray, scores: np.ndarray,
+) -> float:
+    """log softmax(beta * heuristic score) of play ``(card, taken)`` by the opponent holding
+    ``held`` in the position of record ``rec`` (the rest from determinization ``det``)."""
+    for k in range(K.NCOL):
+        row[0, k] = det[k]
+    opp = rec[R_OPP]
+    seat = rec[R_SEAT]
+    _set_hand(row, opp, held)
+    _set_hand(row, seat, rec[R_MYHAND])
+    row[0, K.TABLE] = rec[R_TABLE]
+    row[0, K.PILE + opp] = rec[R_PILE]
+    row[0, K.SURS + opp] = rec[R_SURS]
+    row[0, K.PILE + seat] = rec[R_MYPILE]
+    row[0, K.SURS + seat] = rec[R_MYSURS]
+    row[0, K.LAST_CAP] = rec[R_LAST]
+    row[0, K.TURN] = rec[R_TURN]
+    row[0, K.MOVER] = opp
+    m = decision_moves(row, ROW0, cards, capts)
+    if m <= 1:
+        return 0.0
+    heuristic_scores(row, ROW0, params, open_hand, hp, cards, capts, m, scores)
+    top = scores[0]
+    for i in range(1, m):
+        top = max(top, scores[i])
+    total = 0.0
+    made = -np.inf
+    for i in range(m):
+        total += np.exp(beta * (scores[i] - top))
+        if cards[i] == card and capts[i] == taken:
+            made = beta * (scores[i] - top)
+    return made - np.log(total)
+
+
+@njit(cache=True)
 def play_weights(
-    st: np.ndarray, g: int, rec: np.ndarray, dets: np.ndarray, n: int, params: np.ndarray,
+    st: np.ndarray, g: int, recs: np.ndarray, dets: np.ndarray, n: int, params: np.ndarray,
     open_hand: bool, hp: np.ndarray, beta: float, w: np.ndarray,
 ) -> bool:
     """Weights ``w[:n]`` (mean 1) of determinizations ``dets[:n]`` of game ``g`` by the
-    heuristic's probability ``softmax(beta * score)`` of the opponent's last play; all 1
-    (and ``False`` returned) when there is nothing to infer."""
+    heuristic's probability ``softmax(beta * score)`` of the opponent's plays in this
+    deal; all 1 (and ``False`` returned) when there is nothing to infer.
+
+    ``recs`` (``MAX_PLAYS`` x ``NREC``, oldest first, unused rows invalid): the records
+    after our moves; the last one's play is read from ``st``, the earlier ones carry
+    theirs (``R_CARD``, ``R_TAKEN``). Only the plays of the last record's deal count.
+    """
     for d in range(n):
         w[d] = 1.0
     if beta <= 0.0:
         return False
-    card, taken = opponent_play(st, g, rec)
+    last = -1
+    for j in range(recs.shape[0]):
+        if recs[j, R_VALID] == 1:
+            last = j
+    if last < 0:
+        return False
+    card, taken = opponent_play(st, g, recs[last])
     if card < 0:
         return False
-    opp = rec[R_OPP]
+    first = last
+    while (first > 0 and recs[first - 1, R_VALID] == 1 and recs[first - 1, R_CARD] >= 0
+           and recs[first - 1, R_ROUND] == recs[last, R_ROUND]
+           and recs[first - 1, R_DEAL] == recs[last, R_DEAL]):
+        first -= 1
+    opp = recs[last, R_OPP]
     row = np.empty((1, K.NCOL), dtype=np.int64)
     cards = np.empty(MOVE_BUF, dtype=np.int64)
     capts = np.empty(MOVE_BUF, dtype=np.int64)
     scores = np.empty(MOVE_BUF, dtype=np.float64)
     logw = np.empty(n, dtype=np.float64)
     for d in range(n):
-        for k in range(K.NCOL):
-            row[0, k] = dets[d, k]
-        # the position the opponent faced: its hand with the card back, the table,
-        # its pile, surs and the last capturer before its play
-        row[0, K.HAND + opp] |= np.int64(1) << card
-        for j in range(4):
-            if row[0, K.ORDER + 4 * opp + j] < 0:
-                row[0, K.ORDER + 4 * opp + j] = card
-                break
-        row[0, K.TABLE] = rec[R_TABLE]
-        row[0, K.PILE + opp] = rec[R_PILE]
-        row[0, K.SURS + opp] = rec[R_SURS]
-        row[0, K.LAST_CAP] = rec[R_LAST]
-        row[0, K.TURN] = rec[R_TURN]
-        row[0, K.MOVER] = opp
-        m = decision_moves(row, ROW0, cards, capts)
-        logw[d] = 0.0
-        if m <= 1:
-            continue
-        heuristic_scores(row, ROW0, params, open_hand, hp, cards, capts, m, scores)
-        top = scores[0]
-        for i in range(1, m):
-            top = max(top, scores[i])
-        total = 0.0
-        made = -np.inf
-        for i in range(m):
-            total += np.exp(beta * (scores[i] - top))
-            if cards[i] == card and capts[i] == taken:
-                made = beta * (scores[i] - top)
-        logw[d] = made - np.log(total)
+        held = dets[d, K.HAND + opp] | (np.int64(1) << card)
+        lw = _play_log_prob(dets[d], recs[last], held, card, taken, params, open_hand, hp,
+                            beta, row, cards, capts, scores)
+        for j in range(last - 1, first - 1, -1):  # earlier plays: the hand held more
+            c = recs[j, R_CARD]
+            held |= np.int64(1) << c
+            lw += _play_log_prob(dets[d], recs[j], held, c, recs[j, R_TAKEN], params,
+                                 open_hand, hp, beta, row, cards, capts, scores)
+        logw[d] = lw
     top = logw.max()
-    if not np.isfinite(top):  # no determinization explains the play: keep them all
+    if not np.isfinite(top):  # no determinization explains the plays: keep them all
         for d in range(n):
             w[d] = 1.0
         return False

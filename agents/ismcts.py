@@ -40,7 +40,7 @@ from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, 
 from .base import Agent
 from .greedy import greedy_action
 from .heuristic import club_value, heuristic_action, heuristic_params
-from .inference import NREC, play_weights
+from .inference import MAX_PLAYS, NREC, play_weights
 
 __all__ = ["ISMCTSAgent", "canonical_infoset", "DEFAULT_BUDGET", "DEFAULT_PLIES"]
 
@@ -211,9 +211,10 @@ def search_one(
     ``cards``/``capts`` hold the moves (``decision_moves``), ``values`` receives the
     mean result of each. ``rparams``: the rules with one-round episodes. Only the moves
     ``m`` with ``keep[m]`` are searched (the budget is split among them; the others get
-    NaN): a guide such as a network may prune the candidates. With ``beta`` > 0 and a
-    record ``rec`` of the position after our last move (:mod:`agents.inference`), the
-    mean is weighted by how well each determinization explains the opponent's play.
+    NaN): a guide such as a network may prune the candidates. With ``beta`` > 0 and the
+    records ``rec`` of the positions after our moves in this deal
+    (:mod:`agents.inference`), the mean is weighted by how well each determinization
+    explains the opponent's plays.
     """
     n = decision_moves(st, g, cards, capts)
     if n <= 0:
@@ -286,7 +287,7 @@ def ismcts_kernel(
     chosen: np.ndarray,
 ) -> None:
     """Search every decision of ``games``: ``out`` actions, ``chosen`` capture sets."""
-    no_record = np.zeros(NREC, dtype=np.int64)
+    no_record = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
     for i in prange(games.shape[0]):
         g = games[i]
         cards = np.empty(MOVE_BUF, dtype=np.int64)
@@ -362,11 +363,11 @@ def search_values(
     stream seed per decision: the mean result (my side's round points minus the others'
     mean) of ``budget // moves`` rollouts after each move. ``keep`` (bool per move row)
     restricts the search to some moves (the others get NaN). ``records`` (one per
-    decision, :func:`agents.inference.after_move_records` of our previous move) and
-    ``beta`` > 0 weight the determinizations by the opponent's last play."""
+    decision: ``(MAX_PLAYS, NREC)``, :func:`agents.inference.play_weights`) and ``beta`` > 0
+    weight the determinizations by the opponent's plays."""
     games = np.ascontiguousarray(games, dtype=np.int64)
     if records is None:
-        records = np.zeros((games.shape[0], NREC), dtype=np.int64)
+        records = np.zeros((games.shape[0], MAX_PLAYS, NREC), dtype=np.int64)
     out = np.zeros(int(offsets[-1]), dtype=np.float64)
     rparams = engine.params.copy()  # type: ignore[attr-defined]
     rparams[K.P_EPISODE_ROUND] = 1

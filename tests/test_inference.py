@@ -1,14 +1,27 @@
-"""Inference from the opponent's last play (agents/inference.py): the play is read off the
+"""Inference from the opponent's plays (agents/inference.py): each play is read off the
 public change, the determinization holding the opponent's true hand explains a heuristic
-opponent's play best, and the weights reach the search only when asked for."""
+opponent's plays as well as their probability in the true positions says, and the
+weights reach the search only when asked for."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from agents._moves import MOVE_BUF, decision_moves
 from agents.heuristic import heuristic_actions, heuristic_params, heuristic_scores
-from agents.inference import NREC, R_VALID, after_move_records, opponent_play, play_weights
+from agents.inference import (
+    MAX_PLAYS,
+    NREC,
+    R_CARD,
+    R_DEAL,
+    R_TAKEN,
+    R_TURN,
+    R_VALID,
+    after_move_records,
+    opponent_play,
+    play_weights,
+)
 from agents.ismcts import canonical_infoset, search_values
 from agents.net.features import candidate_moves
 from pasur_env import Engine
@@ -18,73 +31,67 @@ from pasur_env.cards import mask_of
 HP = heuristic_params()
 
 
-def _to_our_play(eng: Engine, rng: np.random.Generator) -> bool:
-    """Random actions until game 0 is at a PLAY decision; False if the round ended."""
-    for _ in range(200):
-        if eng.state[0, K.PHASE] == K.DONE:
-            return False
-        if eng.state[0, K.PHASE] == K.PLAY and rng.random() < 0.3:
-            return True
-        eng.step(eng.random_actions(rng))
-    return False
+class Deal:
+    """A 2-player round played by us (random full moves, recorded) and a heuristic
+    opponent, up to ``plays`` of its plays in one deal: the records with their plays
+    filled in as read, and what the test may see besides (the opponent's true hands)."""
+
+    def __init__(self, seed: int, plays: int) -> None:
+        rng = np.random.default_rng(seed)
+        self.eng = eng = Engine(1, seed=seed, episode="round")
+        for _ in range(int(rng.integers(0, 30))):  # somewhere in the round
+            eng.step(eng.random_actions(rng))
+        while eng.state[0, K.PHASE] == K.CAPTURE:
+            eng.step(eng.random_actions(rng))
+        self.records: list[np.ndarray] = []
+        self.truth: list[tuple[int, int, np.ndarray]] = []  # (card, taken, state before)
+        self.seat = int(eng.state[0, K.MOVER])
+        while len(self.truth) < plays and eng.state[0, K.PHASE] == K.PLAY:
+            if self.records and self.records[-1][R_DEAL] != eng.state[0, K.DEAL]:
+                break
+            if self.records:  # read the previous play, as the agent does
+                card, taken = opponent_play(eng.state, 0, self.records[-1])
+                self.records[-1][R_CARD], self.records[-1][R_TAKEN] = card, taken
+            moves = eng.move_options(0)
+            card, cap = moves[int(rng.integers(len(moves)))]
+            rec = after_move_records(eng, np.array([0]), np.array([card]),
+                                     np.array([mask_of(cap)]))[0]
+            for a in eng.move_to_actions(0, card, cap):
+                eng.step([a])
+            if eng.state[0, K.PHASE] == K.DONE or eng.state[0, K.DEAL] != rec[R_DEAL]:
+                break
+            opp = 1 - self.seat
+            hand0, table0, before = set(eng.hand(0, opp)), int(eng.state[0, K.TABLE]), eng.state.copy()
+            while eng.state[0, K.MOVER] == opp and eng.state[0, K.PHASE] != K.DONE:
+                eng.step(heuristic_actions(eng, np.array([0]), HP))
+            self.records.append(rec)
+            (c,) = hand0 - set(eng.hand(0, opp))
+            self.truth.append((c, table0 & ~int(eng.state[0, K.TABLE]), before))
+        self.fits = (eng.state[0, K.PHASE] == K.PLAY and len(self.truth) > 0
+                     and eng.state[0, K.DEAL] == self.records[-1][R_DEAL])
+
+    def recs(self) -> np.ndarray:
+        out = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
+        out[: len(self.records)] = self.records
+        return out
 
 
-def _positions(n: int) -> list[tuple[Engine, np.ndarray, int, int, int, np.ndarray]]:
-    """Positions after: our move (a random full move, recorded), the opponent's heuristic
-    play. Returns (engine, record, opponent's card, what it took, our seat, the true
-    state before the opponent's play): card and capture are read from its true hand and
-    the table (what the test may see)."""
-    out = []
-    rng = np.random.default_rng(5)
-    for seed in range(n):
-        eng = Engine(1, seed=seed, episode="round")
-        if not _to_our_play(eng, rng):
-            continue
-        seat = int(eng.state[0, K.MOVER])
-        moves = eng.move_options(0)
-        card, cap = moves[int(rng.integers(len(moves)))]
-        rec = after_move_records(eng, np.array([0]), np.array([card]), np.array([mask_of(cap)]))
-        for a in eng.move_to_actions(0, card, cap):
-            eng.step([a])
-        if eng.state[0, K.PHASE] == K.DONE:
-            continue
-        opp = 1 - seat
-        hand0, table0 = set(eng.hand(0, opp)), int(eng.state[0, K.TABLE])
-        before = eng.state.copy()
-        while eng.state[0, K.MOVER] == opp and eng.state[0, K.PHASE] != K.DONE:
-            eng.step(heuristic_actions(eng, np.array([0]), HP))
-        if eng.state[0, K.PHASE] != K.PLAY:
-            continue
-        played = hand0 - set(eng.hand(0, opp))
-        if len(played) != 1:  # a new deal refilled the hands: nothing to read
-            out.append((eng, rec[0], -1, 0, seat, before))
-            continue
-        (c,) = played
-        taken = table0 & ~int(eng.state[0, K.TABLE])
-        out.append((eng, rec[0], c, taken, seat, before))
-    return out
+def _deals(n: int, plays: int) -> list[Deal]:
+    return [d for d in (Deal(seed, plays) for seed in range(n)) if d.fits]
 
 
 def test_the_opponents_play_is_read_from_the_public_change() -> None:
-    positions = _positions(80)
-    read = 0
-    for eng, rec, card, taken, *_ in positions:
-        got = opponent_play(eng.state, 0, rec)
-        if card < 0:
-            assert got == (-1, 0)
-            continue
-        if eng.state[0, K.DEAL] != rec[2]:  # the opponent's play ended the deal
-            assert got == (-1, 0)
-            continue
-        assert got == (card, taken)
-        read += 1
-    assert read >= 20
+    deals = _deals(80, 3)
+    assert len(deals) >= 20
+    for d in deals:
+        for rec, (card, taken, _) in zip(d.records[:-1], d.truth[:-1]):
+            assert (rec[R_CARD], rec[R_TAKEN]) == (card, taken)
+        assert opponent_play(d.eng.state, 0, d.records[-1]) == d.truth[-1][:2]
     # a record of another position does not fit: nothing is read
-    eng, rec, *_ = positions[0]
-    stale = rec.copy()
-    stale[3] += 2
-    assert opponent_play(eng.state, 0, stale) == (-1, 0)
-    assert opponent_play(eng.state, 0, np.zeros(NREC, dtype=np.int64)) == (-1, 0)
+    stale = deals[0].records[-1].copy()
+    stale[R_TURN] += 2
+    assert opponent_play(deals[0].eng.state, 0, stale) == (-1, 0)
+    assert opponent_play(deals[0].eng.state, 0, np.zeros(NREC, dtype=np.int64)) == (-1, 0)
 
 
 def _play_probability(before: np.ndarray, params: np.ndarray, card: int, taken: int,
@@ -99,47 +106,49 @@ def _play_probability(before: np.ndarray, params: np.ndarray, card: int, taken: 
     return float(p[made[0]] / p.sum())
 
 
-def test_the_true_hand_explains_a_heuristic_opponent_well() -> None:
-    """The determinization holding the opponent's real hand is weighted as the play's
-    probability in the real position before it (computed there, independently): at
-    least that fraction of the best weight; and the play rules some hands out."""
+@pytest.mark.parametrize("plays", [1, 3])
+def test_the_true_hand_explains_a_heuristic_opponent_as_its_play_probability(plays) -> None:
+    """The determinization holding the opponent's real hand gets, relative to the best
+    one, at least the product of the plays' probabilities in the real positions before
+    them (computed there, independently of the record): the positions are rebuilt as
+    they were. And the plays rule some hands out."""
     sharp = 0
-    for eng, rec, card, taken, seat, before in _positions(80):
-        if card < 0 or opponent_play(eng.state, 0, rec)[0] < 0:
-            continue
+    used = 0
+    for d in _deals(80, plays):
+        eng = d.eng
         canon = np.empty((1, K.NCOL), dtype=np.int64)
-        canonical_infoset(eng.state, 0, seat, False, canon)
+        canonical_infoset(eng.state, 0, d.seat, False, canon)
         dets = np.empty((64, K.NCOL), dtype=np.int64)
-        K.determinize_kernel(canon, 0, seat, False, np.arange(1, 64, dtype=np.int64), dets[1:])
+        K.determinize_kernel(canon, 0, d.seat, False, np.arange(1, 64, dtype=np.int64), dets[1:])
         dets[0] = eng.state[0]  # the opponent's real hand
         w = np.empty(64)
-        assert play_weights(eng.state, 0, rec, dets, 64, eng.params, False, HP, 50.0, w)
+        assert play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 50.0, w)
         assert abs(w.mean() - 1.0) < 1e-9
-        p_true = _play_probability(before, eng.params, card, taken, 50.0)
-        assert p_true > 0.2  # the heuristic made this play there
+        p_true = np.prod([_play_probability(b, eng.params, c, t, 50.0) for c, t, b in d.truth])
+        assert p_true > 0.2 ** len(d.truth)  # the heuristic made these plays there
         assert w[0] >= p_true * w.max() * (1 - 1e-9)
         sharp += w.min() < 1e-3 * w.max()
+        used += len(d.truth) == plays
         w0 = np.empty(64)
-        assert not play_weights(eng.state, 0, rec, dets, 64, eng.params, False, HP, 0.0, w0)
+        assert not play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 0.0, w0)
         assert (w0 == 1.0).all()
-    assert sharp >= 5  # the play rules some hands out
+    assert sharp >= 5 and used >= 5
 
 
 def test_the_weights_reach_the_search_only_with_a_fitting_record_and_beta() -> None:
-    found = [(e, r) for e, r, card, *_ in _positions(80)
-             if card >= 0 and opponent_play(e.state, 0, r)[0] >= 0]
-    assert len(found) >= 10
+    deals = _deals(40, 2)
+    assert len(deals) >= 10
     changed = 0
-    for eng, rec in found[:10]:
-        games = np.array([0])
+    for d in deals[:10]:
+        eng, games = d.eng, np.array([0])
         offsets = candidate_moves(eng, games)[0]
         seeds = np.array([7], dtype=np.int64)
         plain = search_values(eng, games, offsets, seeds, budget=64)
-        recs = rec[None, :].copy()
+        recs = d.recs()[None]
         assert np.array_equal(plain, search_values(eng, games, offsets, seeds, budget=64,
                                                    records=recs, beta=0.0))
         bad = recs.copy()
-        bad[0, R_VALID] = 0
+        bad[0, :, R_VALID] = 0
         assert np.array_equal(plain, search_values(eng, games, offsets, seeds, budget=64,
                                                    records=bad, beta=3.0))
         weighted = search_values(eng, games, offsets, seeds, budget=64, records=recs, beta=3.0)

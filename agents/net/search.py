@@ -14,9 +14,9 @@ others keeps the time (0.5 skips about a third of the decisions with a choice fo
 shipped 2-player network). Off by default: measured, it did not help (docs/agents.md).
 
 With ``infer_beta`` > 0 (2 players) the determinizations are weighted by how well they
-explain the opponent's last play, the heuristic serving as the model of the opponent
-(:mod:`agents.inference`): the agent remembers the public position after each of its
-moves, per game, to read the opponent's reply at its next decision.
+explain the opponent's plays in the current deal, the heuristic serving as the model of
+the opponent (:mod:`agents.inference`): the agent keeps, per game, the position after
+each of its moves in the deal, and reads the opponent's reply at its next decision.
 
 The rollouts are shorter and better than plain ISMCTS's: the heuristic plays every
 seat (not greedy after a few plies), and a rollout stops when ``horizon`` more deals
@@ -38,7 +38,7 @@ from pasur_env import kernels as K
 from pasur_env.policy import GameView
 
 from .._moves import emit_actions
-from ..inference import NREC, R_VALID, after_move_records
+from ..inference import MAX_PLAYS, NREC, R_CARD, R_TAKEN, R_VALID, after_move_records, opponent_play
 from ..ismcts import ISMCTSAgent, search_values
 from .agent import NetAgent, best_moves
 from .model import MoveNet
@@ -82,8 +82,9 @@ class NetSearchAgent(ISMCTSAgent):
         clear_gap: a decision whose best move the network values more than this many
             points above the second is played without search (``None``: search every
             decision); the budget goes to the close decisions.
-        infer_beta: trust in the heuristic as a model of the opponent when its last play
-            weights the determinizations (0: uniform determinizations; 2 players only).
+        infer_beta: trust in the heuristic as a model of the opponent when its plays
+            weight the determinizations (0: uniform determinizations; only for 2 players
+            with hidden hands: the other games are searched with uniform ones).
         path, model: the network (default: the shipped one for the game's players).
         rollout, plies, parallel, horizon: as for :class:`agents.ISMCTSAgent` (here the
             heuristic plays whole rollouts, which stop after two more deals).
@@ -95,7 +96,7 @@ class NetSearchAgent(ISMCTSAgent):
     def __init__(
         self,
         seed: int | None = None,
-        budget: int = 250,
+        budget: int = 225,
         top_k: int = 2,
         prior_weight: float = 0.3,
         clear_gap: float | None = None,
@@ -125,7 +126,7 @@ class NetSearchAgent(ISMCTSAgent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._records = {}
+        self._records = {}  # (engine, game) -> (MAX_PLAYS, NREC) records, oldest first
 
     def _search(
         self, engine: Any, games: np.ndarray, obs: np.ndarray | None
@@ -139,7 +140,7 @@ class NetSearchAgent(ISMCTSAgent):
             clear = value_gaps(q, offsets) > self.clear_gap
             keep &= ~np.repeat(clear, np.diff(offsets))  # nothing of theirs is searched
         seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
-        records = np.zeros((len(games), NREC), dtype=np.int64)
+        records = np.zeros((len(games), MAX_PLAYS, NREC), dtype=np.int64)
         if self.infer_beta > 0.0:
             for i, g in enumerate(games.tolist()):
                 rec = self._records.get((id(engine), g))
@@ -153,20 +154,38 @@ class NetSearchAgent(ISMCTSAgent):
         best = np.where(clear, best_moves(q, offsets), best_moves(blend, offsets))
         acts = np.empty(len(games), dtype=np.int64)
         emit_actions(engine.state, games, cards[best], capts[best], acts)
-        if self.infer_beta > 0.0 and engine.num_players == 2:
+        if self.infer_beta > 0.0 and engine.num_players == 2 and not engine.rules.open_hand:
             self._remember(engine, games, cards[best], capts[best])
         return acts, capts[best]
 
     def _remember(self, engine: Any, games: np.ndarray, cards: np.ndarray,
                   capts: np.ndarray) -> None:
-        """Note the public position after each PLAY decision's chosen move (per engine and
-        game) for the inference at the next decision."""
-        records = after_move_records(engine, games, cards, capts)
-        play = engine.state[games, K.PHASE] == K.PLAY
+        """Per engine and game: note the opponent's play since our last move in its record,
+        then add the record of the position after the move chosen now (the deal's
+        records are kept, oldest first; a PLAY move that ends the round clears them)."""
+        st = engine.state
+        after = after_move_records(engine, games, cards, capts)
         for i, g in enumerate(games.tolist()):
-            if records[i, R_VALID]:
-                self._records[(id(engine), g)] = records[i]
-            elif play[i]:  # e.g. the move ends the round: nothing to read next time
-                self._records.pop((id(engine), g), None)
+            if st[g, K.PHASE] != K.PLAY:
+                continue
+            key = (id(engine), g)
+            recs = self._records.get(key)
+            if not after[i, R_VALID]:
+                self._records.pop(key, None)
+                continue
+            if recs is None:
+                recs = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
+            n = int(recs[:, R_VALID].sum())
+            if n:
+                card, taken = opponent_play(st, g, recs[n - 1])
+                recs[n - 1, R_CARD], recs[n - 1, R_TAKEN] = card, taken
+                if card < 0:  # a new deal (or another game): the old plays do not count
+                    recs[:] = 0
+                    n = 0
+            if n == MAX_PLAYS:
+                recs[:-1] = recs[1:].copy()
+                n -= 1
+            recs[n] = after[i]
+            self._records[key] = recs
         if len(self._records) > 100_000:  # records of abandoned engines
             self._records.clear()
