@@ -2,9 +2,9 @@
 
 Plain determinized search deals the cards hidden from the mover uniformly at random,
 as if the opponent's play said nothing about its hand. It does: a player who lays a
-small card while holding a jack that would sweep the table is rare. Search that sees
-the opponent's hand beats ``ismcts`` by about +2 points per round (docs/agents.md), so
-what the opponent's plays reveal is worth having.
+small card while holding a jack that would sweep the table is rare. Search that is
+told just one card of the opponent's hand beats ``ismcts`` by about +2 points per round
+(docs/agents.md), so what the opponent's plays reveal is worth having.
 
 This module reads the opponent's plays in the current deal and weights each
 determinization by how likely the opponent was to make them with the hand the

@@ -61,7 +61,8 @@ class Deal:
             if eng.state[0, K.PHASE] == K.DONE or eng.state[0, K.DEAL] != rec[R_DEAL]:
                 break
             opp = 1 - self.seat
-            hand0, table0, before = set(eng.hand(0, opp)), int(eng.state[0, K.TABLE]), eng.state.copy()
+            hand0, table0 = set(eng.hand(0, opp)), int(eng.state[0, K.TABLE])
+            before = eng.state.copy()
             while eng.state[0, K.MOVER] == opp and eng.state[0, K.PHASE] != K.DONE:
                 eng.step(heuristic_actions(eng, np.array([0]), HP))
             self.records.append(rec)
@@ -84,7 +85,7 @@ def test_the_opponents_play_is_read_from_the_public_change() -> None:
     deals = _deals(80, 3)
     assert len(deals) >= 20
     for d in deals:
-        for rec, (card, taken, _) in zip(d.records[:-1], d.truth[:-1]):
+        for rec, (card, taken, _) in zip(d.records[:-1], d.truth[:-1], strict=True):
             assert (rec[R_CARD], rec[R_TAKEN]) == (card, taken)
         assert opponent_play(d.eng.state, 0, d.records[-1]) == d.truth[-1][:2]
     # a record of another position does not fit: nothing is read
@@ -154,3 +155,34 @@ def test_the_weights_reach_the_search_only_with_a_fitting_record_and_beta() -> N
         weighted = search_values(eng, games, offsets, seeds, budget=64, records=recs, beta=3.0)
         changed += offsets[1] > 1 and not np.array_equal(plain, weighted)
     assert changed >= 3
+
+
+def test_net_ismcts_reads_the_opponents_plays_in_play() -> None:
+    """In real play the agent's records fill with the opponent's plays (2 players), and
+    it keeps none where it does not infer (3 players, or ``infer_beta=0``)."""
+    pytest.importorskip("torch")
+    from agents.heuristic import HeuristicAgent
+    from agents.net import MoveNet
+    from agents.net.search import NetSearchAgent
+    from pasur_env.loop import play
+    from pasur_env.observation import observation_size
+    from pasur_env.rules import make_rules
+
+    class Counting(NetSearchAgent):
+        read = 0
+
+        def _remember(self, *args) -> None:  # noqa: ANN002
+            super()._remember(*args)
+            self.read = max(self.read, sum(int((r[:, R_CARD] >= 0).sum())
+                                           for r in self._records.values()))
+
+    for players, beta, reads in ((2, 3.0, True), (2, 0.0, False), (3, 3.0, False)):
+        net = MoveNet.init(observation_size(make_rules(num_players=players)), 16, 8,
+                           num_players=players)
+        agent = Counting(model=net, budget=8, seed=0, infer_beta=beta)
+        eng = Engine(8, seed=1, episode="round", auto_reset=False, num_players=players)
+        seats = np.zeros((8, players), dtype=np.int64)
+        seats[:, 1] = 1
+        play(eng, [agent, HeuristicAgent()], seats)
+        assert (agent.read > 4) == reads
+        assert bool(agent._records) == reads

@@ -122,11 +122,11 @@ class NetSearchAgent(ISMCTSAgent):
         self.infer_beta = float(infer_beta)
         self.clear_gap = None if clear_gap is None else float(clear_gap)
         self.net = NetAgent(path=path, model=model)
-        self._records: dict[tuple[int, int], np.ndarray] = {}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._records = {}  # (engine, game) -> (MAX_PLAYS, NREC) records, oldest first
+        # (engine, game) -> the records of our moves in its current deal, oldest first
+        self._records: dict[tuple[int, int], np.ndarray] = {}
 
     def _search(
         self, engine: Any, games: np.ndarray, obs: np.ndarray | None
