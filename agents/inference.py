@@ -1,4 +1,4 @@
-"""Inference from the opponent's last play, for determinized search (2 players).
+"""Inference from the opponent's plays, for determinized search (2 players).
 
 Plain determinized search deals the cards hidden from the mover uniformly at random,
 as if the opponent's play said nothing about its hand. It does: a player who lays a
@@ -79,7 +79,8 @@ def _record_kernel(
                 break
         if ended:
             continue
-        # only public columns of the scratch copy are kept (a new deal's hands are not)
+        # kept: public columns and our own hand (after a deal it ends, the hand we will
+        # hold at our next decision, when the record is read); nothing of the opponent's
         opp = 1 - seat
         out[i, R_VALID] = 1
         out[i, R_ROUND] = work[0, K.ROUND]
