@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents._moves import MOVE_BUF, decision_moves
-from agents.heuristic import heuristic_actions, heuristic_params, heuristic_scores
+from agents.heuristic import HeuristicAgent, heuristic_actions, heuristic_params, heuristic_scores
 from agents.inference import (
     MAX_PLAYS,
     NREC,
@@ -23,10 +23,15 @@ from agents.inference import (
     play_weights,
 )
 from agents.ismcts import canonical_infoset, search_values
+from agents.net import MoveNet
 from agents.net.features import candidate_moves
+from agents.net.search import NetSearchAgent
 from pasur_env import Engine
 from pasur_env import kernels as K
 from pasur_env.cards import mask_of
+from pasur_env.loop import play
+from pasur_env.observation import observation_size
+from pasur_env.rules import make_rules
 
 HP = heuristic_params()
 
@@ -160,14 +165,6 @@ def test_the_weights_reach_the_search_only_with_a_fitting_record_and_beta() -> N
 def test_net_ismcts_reads_the_opponents_plays_in_play() -> None:
     """In real play the agent's records fill with the opponent's plays (2 players), and
     it keeps none where it does not infer (3 players, or ``infer_beta=0``)."""
-    pytest.importorskip("torch")
-    from agents.heuristic import HeuristicAgent
-    from agents.net import MoveNet
-    from agents.net.search import NetSearchAgent
-    from pasur_env.loop import play
-    from pasur_env.observation import observation_size
-    from pasur_env.rules import make_rules
-
     class Counting(NetSearchAgent):
         read = 0
 
