@@ -114,6 +114,24 @@ def emit_action(st: np.ndarray, b: int, card: int, captured: int) -> int:
 
 
 @njit(cache=True)
+def play_full_move(
+    work: np.ndarray, card: int, captured: int, rparams: np.ndarray, info: np.ndarray
+) -> bool:
+    """Play full move ``(card, captured)`` in the one-game copy ``work``: PLAY the card
+    (unless it is pending), then its TAKEs in ascending order. Returns whether the round
+    ended on it (``info`` holds that step's result)."""
+    seat = work[0, K.MOVER]
+    first = True
+    while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
+        first = False
+        a = emit_action(work, ROW0, card, captured)
+        K.apply_action(work, ROW0, a, rparams, info, ROW0, NO_RESET)
+        if info[0, K.I_ROUND_END]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def emit_actions(
     st: np.ndarray, games: np.ndarray, cards: np.ndarray, capts: np.ndarray, out: np.ndarray
 ) -> None:

@@ -37,7 +37,7 @@ from numba import njit
 
 from pasur_env import kernels as K
 
-from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, popcnt
+from ._moves import MOVE_BUF, ROW0, decision_moves, low, play_full_move, popcnt
 from .heuristic import heuristic_scores
 
 __all__ = ["NREC", "MAX_PLAYS", "R_VALID", "R_CARD", "R_TAKEN", "after_move_records",
@@ -68,16 +68,7 @@ def _record_kernel(
         for k in range(K.NCOL):
             work[0, k] = st[g, k]
         seat = work[0, K.MOVER]
-        ended = False
-        first = True
-        while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
-            first = False
-            a = emit_action(work, ROW0, cards[i], capts[i])
-            K.apply_action(work, ROW0, a, rparams, info, ROW0, NO_RESET)
-            if info[0, K.I_ROUND_END]:
-                ended = True
-                break
-        if ended:
+        if play_full_move(work, cards[i], capts[i], rparams, info):
             continue
         # kept: public columns and our own hand (after a deal it ends, the hand we will
         # hold at our next decision, when the record is read); nothing of the opponent's

@@ -36,7 +36,17 @@ from numba import njit, prange
 from pasur_env import kernels as K
 from pasur_env.policy import GameView, check_actions
 
-from ._moves import MOVE_BUF, NO_RESET, ROW0, decision_moves, emit_action, low, popcnt, side_of
+from ._moves import (
+    MOVE_BUF,
+    NO_RESET,
+    ROW0,
+    decision_moves,
+    emit_action,
+    low,
+    play_full_move,
+    popcnt,
+    side_of,
+)
 from .base import Agent
 from .greedy import greedy_action
 from .heuristic import club_value, heuristic_action, heuristic_params
@@ -153,16 +163,7 @@ def rollout_value(
     the rollout stream). With ``horizon`` > 0 the rollout stops when ``horizon`` more
     deals have been dealt, and the position is valued by :func:`position_value`."""
     deal0 = work[0, K.DEAL]
-    # the move: PLAY the card (unless pending), then its TAKEs in ascending order
-    ended = False
-    first = True
-    while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
-        first = False
-        a = emit_action(work, ROW0, card, capt)
-        K.apply_action(work, ROW0, a, rparams, info, ROW0, NO_RESET)
-        if info[0, K.I_ROUND_END]:
-            ended = True
-            break
+    ended = play_full_move(work, card, capt, rparams, info)
     ply = 0
     while not ended and work[0, K.PHASE] != K.DONE:
         if horizon > 0 and work[0, K.DEAL] - deal0 >= horizon:
@@ -183,6 +184,24 @@ def rollout_value(
         else:
             other += info[0, K.I_POINTS + s]
     return mine - other / (S - 1), z
+
+
+@njit(cache=True)
+def _determinizations(
+    st: np.ndarray, g: int, seat: int, open_hand: bool, n: int, seed: np.uint64
+) -> tuple[np.ndarray, np.uint64]:
+    """``n`` determinizations of ``seat``'s information set in game ``g``, one stream
+    each drawn from ``seed``; returns them and the stream after the draws."""
+    canon = np.empty((1, K.NCOL), dtype=np.int64)
+    canonical_infoset(st, g, seat, open_hand, canon)
+    seeds = np.empty(n, dtype=np.int64)
+    z = seed
+    for d in range(n):
+        z, x = K.splitmix_next(z)
+        seeds[d] = np.int64(x)
+    dets = np.empty((n, K.NCOL), dtype=np.int64)
+    K.determinize_kernel(canon, ROW0, seat, open_hand, seeds, dets)
+    return dets, z
 
 
 @njit(cache=True)
@@ -230,16 +249,8 @@ def search_one(
     if n_keep == 0:
         return -1
     seat = st[g, K.MOVER]
-    canon = np.empty((1, K.NCOL), dtype=np.int64)
-    canonical_infoset(st, g, seat, open_hand, canon)
     n_det = max(1, budget // n_keep)
-    seeds = np.empty(n_det, dtype=np.int64)
-    z = seed
-    for d in range(n_det):
-        z, x = K.splitmix_next(z)
-        seeds[d] = np.int64(x)
-    dets = np.empty((n_det, K.NCOL), dtype=np.int64)
-    K.determinize_kernel(canon, ROW0, seat, open_hand, seeds, dets)
+    dets, z = _determinizations(st, g, seat, open_hand, n_det, seed)
     weight = np.empty(n_det, dtype=np.float64)
     play_weights(st, g, rec, dets, n_det, params, open_hand, hp, beta, weight)
     work = np.empty((1, K.NCOL), dtype=np.int64)
