@@ -145,11 +145,12 @@ def _set_hand(row: np.ndarray, seat: int, hand: int) -> None:
 @njit(cache=True)
 def _play_log_prob(
     det: np.ndarray, rec: np.ndarray, held: int, card: int, taken: int, params: np.ndarray,
-    open_hand: bool, hp: np.ndarray, beta: float, row: np.ndarray, cards: np.ndarray,
-    capts: np.ndarray, scores: np.ndarray,
+    open_hand: bool, hp: np.ndarray, beta: float, floor: float, row: np.ndarray,
+    cards: np.ndarray, capts: np.ndarray, scores: np.ndarray,
 ) -> float:
-    """log softmax(beta * heuristic score) of play ``(card, taken)`` by the opponent holding
-    ``held`` in the position of record ``rec`` (the rest from determinization ``det``)."""
+    """log probability of play ``(card, taken)`` by the opponent holding ``held`` in the
+    position of record ``rec`` (the rest from determinization ``det``): ``softmax(beta *
+    heuristic score)``, mixed with a uniformly random play with probability ``floor``."""
     for k in range(K.NCOL):
         row[0, k] = det[k]
     opp = rec[R_OPP]
@@ -177,17 +178,21 @@ def _play_log_prob(
         total += np.exp(beta * (scores[i] - top))
         if cards[i] == card and capts[i] == taken:
             made = beta * (scores[i] - top)
-    return made - np.log(total)
+    if made == -np.inf:
+        return made
+    return np.log((1.0 - floor) * np.exp(made) / total + floor / m)
 
 
 @njit(cache=True)
 def play_weights(
     st: np.ndarray, g: int, recs: np.ndarray, dets: np.ndarray, n: int, params: np.ndarray,
-    open_hand: bool, hp: np.ndarray, beta: float, w: np.ndarray,
+    open_hand: bool, hp: np.ndarray, beta: float, floor: float, w: np.ndarray,
 ) -> bool:
     """Weights ``w[:n]`` (mean 1) of determinizations ``dets[:n]`` of game ``g`` by the
-    heuristic's probability ``softmax(beta * score)`` of the opponent's plays in this
-    deal; all 1 (and ``False`` returned) when there is nothing to infer.
+    probability of the opponent's plays in this deal under the model of
+    :func:`_play_log_prob` (``softmax(beta * heuristic score)``, a uniformly random play
+    with probability ``floor``); all 1 (and ``False`` returned) when there is nothing to
+    infer.
 
     ``recs`` (``MAX_PLAYS`` x ``NREC``, oldest first, unused rows invalid): the records
     after our moves; the last one's play is read from ``st``, the earlier ones carry
@@ -220,12 +225,12 @@ def play_weights(
     for d in range(n):
         held = dets[d, K.HAND + opp] | (np.int64(1) << card)
         lw = _play_log_prob(dets[d], recs[last], held, card, taken, params, open_hand, hp,
-                            beta, row, cards, capts, scores)
+                            beta, floor, row, cards, capts, scores)
         for j in range(last - 1, first - 1, -1):  # earlier plays: the hand held more
             c = recs[j, R_CARD]
             held |= np.int64(1) << c
             lw += _play_log_prob(dets[d], recs[j], held, c, recs[j, R_TAKEN], params,
-                                 open_hand, hp, beta, row, cards, capts, scores)
+                                 open_hand, hp, beta, floor, row, cards, capts, scores)
         logw[d] = lw
     top = logw.max()
     if not np.isfinite(top):  # no determinization explains the plays: keep them all

@@ -224,6 +224,7 @@ def search_one(
     horizon: int,
     rec: np.ndarray,
     beta: float,
+    floor: float,
 ) -> int:
     """Search game ``g``'s decision; returns the index of the best of the listed moves.
 
@@ -252,7 +253,7 @@ def search_one(
     n_det = max(1, budget // n_keep)
     dets, z = _determinizations(st, g, seat, open_hand, n_det, seed)
     weight = np.empty(n_det, dtype=np.float64)
-    play_weights(st, g, rec, dets, n_det, params, open_hand, hp, beta, weight)
+    play_weights(st, g, rec, dets, n_det, params, open_hand, hp, beta, floor, weight)
     work = np.empty((1, K.NCOL), dtype=np.int64)
     info = np.empty((1, K.NINFO), dtype=np.int64)
     rc = np.empty(MOVE_BUF, dtype=np.int64)
@@ -307,7 +308,7 @@ def ismcts_kernel(
         keep = np.ones(MOVE_BUF, dtype=np.bool_)
         best = search_one(
             st, g, params, rparams, open_hand, budget, policy, plies, eps, hp,
-            np.uint64(seeds[i]), cards, capts, values, keep, horizon, no_record, 0.0,
+            np.uint64(seeds[i]), cards, capts, values, keep, horizon, no_record, 0.0, 0.0,
         )  # fmt: skip
         if best < 0:
             out[i] = K.pick_legal(st, g, 0.0)
@@ -339,6 +340,7 @@ def search_values_kernel(
     keep_rows: np.ndarray,
     records: np.ndarray,
     beta: float,
+    floor: float,
     values_out: np.ndarray,
 ) -> None:
     """The search's value of every move of every decision of ``games`` (in
@@ -354,7 +356,7 @@ def search_values_kernel(
             keep[m] = keep_rows[offsets[i] + m]
         search_one(
             st, games[i], params, rparams, open_hand, budget, policy, plies, eps, hp,
-            np.uint64(seeds[i]), cards, capts, values, keep, horizon, records[i], beta,
+            np.uint64(seeds[i]), cards, capts, values, keep, horizon, records[i], beta, floor,
         )  # fmt: skip
         for m in range(offsets[i + 1] - offsets[i]):
             values_out[offsets[i] + m] = values[m]
@@ -367,7 +369,7 @@ def search_values(
     engine: object, games: np.ndarray, offsets: np.ndarray, seeds: np.ndarray, *,
     budget: int = DEFAULT_BUDGET, rollout: str = "heuristic", plies: int = DEFAULT_PLIES,
     epsilon: float = 0.0, keep: np.ndarray | None = None, horizon: int = 0,
-    records: np.ndarray | None = None, beta: float = 0.0,
+    records: np.ndarray | None = None, beta: float = 0.0, floor: float = 0.0,
 ) -> np.ndarray:
     """Action values of determinized search for every move of every decision of ``games``
     (moves as :func:`agents.net.features.candidate_moves` lists them: ``offsets``), one
@@ -388,7 +390,7 @@ def search_values(
         ROLLOUT_POLICIES.index(rollout), int(plies), float(epsilon), heuristic_params(),
         np.ascontiguousarray(seeds, dtype=np.int64), int(horizon), offsets,
         np.ones(out.shape[0], dtype=np.bool_) if keep is None else np.asarray(keep, np.bool_),
-        np.ascontiguousarray(records, dtype=np.int64), float(beta), out,
+        np.ascontiguousarray(records, dtype=np.int64), float(beta), float(floor), out,
     )  # fmt: skip
     return out
 

@@ -41,7 +41,7 @@ class Deal:
     opponent, up to ``plays`` of its plays in one deal: the records with their plays
     filled in as read, and what the test may see besides (the opponent's true hands)."""
 
-    def __init__(self, seed: int, plays: int) -> None:
+    def __init__(self, seed: int, plays: int, random_opponent: bool = False) -> None:
         rng = np.random.default_rng(seed)
         self.eng = eng = Engine(1, seed=seed, episode="round")
         for _ in range(int(rng.integers(0, 30))):  # somewhere in the round
@@ -69,7 +69,8 @@ class Deal:
             hand0, table0 = set(eng.hand(0, opp)), int(eng.state[0, K.TABLE])
             before = eng.state.copy()
             while eng.state[0, K.MOVER] == opp and eng.state[0, K.PHASE] != K.DONE:
-                eng.step(heuristic_actions(eng, np.array([0]), HP))
+                eng.step(eng.random_actions(rng) if random_opponent
+                         else heuristic_actions(eng, np.array([0]), HP))
             self.records.append(rec)
             (c,) = hand0 - set(eng.hand(0, opp))
             self.truth.append((c, table0 & ~int(eng.state[0, K.TABLE]), before))
@@ -82,8 +83,8 @@ class Deal:
         return out
 
 
-def _deals(n: int, plays: int) -> list[Deal]:
-    return [d for d in (Deal(seed, plays) for seed in range(n)) if d.fits]
+def _deals(n: int, plays: int, random_opponent: bool = False) -> list[Deal]:
+    return [d for d in (Deal(seed, plays, random_opponent) for seed in range(n)) if d.fits]
 
 
 def test_the_opponents_play_is_read_from_the_public_change() -> None:
@@ -101,15 +102,26 @@ def test_the_opponents_play_is_read_from_the_public_change() -> None:
 
 
 def _play_probability(before: np.ndarray, params: np.ndarray, card: int, taken: int,
-                      beta: float) -> float:
-    """softmax(beta * heuristic score) of the play made, in the true position before it."""
+                      beta: float, floor: float = 0.0) -> float:
+    """softmax(beta * heuristic score) of the play made, in the true position before it,
+    mixed with a uniformly random play with probability ``floor``."""
     cards, capts = np.empty(MOVE_BUF, np.int64), np.empty(MOVE_BUF, np.int64)
     n = decision_moves(before, 0, cards, capts)
     scores = np.empty(MOVE_BUF)
     heuristic_scores(before, 0, params, False, HP, cards, capts, n, scores)
     p = np.exp(beta * (scores[:n] - scores[:n].max()))
     made = np.flatnonzero((cards[:n] == card) & (capts[:n] == taken))
-    return float(p[made[0]] / p.sum())
+    return float((1.0 - floor) * p[made[0]] / p.sum() + floor / n)
+
+
+def _true_and_random_dets(d: Deal, n: int = 64) -> np.ndarray:
+    """Determinization 0 holds the opponent's real hand, the others are drawn uniformly."""
+    canon = np.empty((1, K.NCOL), dtype=np.int64)
+    canonical_infoset(d.eng.state, 0, d.seat, False, canon)
+    dets = np.empty((n, K.NCOL), dtype=np.int64)
+    K.determinize_kernel(canon, 0, d.seat, False, np.arange(1, n, dtype=np.int64), dets[1:])
+    dets[0] = d.eng.state[0]
+    return dets
 
 
 @pytest.mark.parametrize("plays", [1, 3])
@@ -121,14 +133,9 @@ def test_the_true_hand_explains_a_heuristic_opponent_as_its_play_probability(pla
     sharp = 0
     used = 0
     for d in _deals(80, plays):
-        eng = d.eng
-        canon = np.empty((1, K.NCOL), dtype=np.int64)
-        canonical_infoset(eng.state, 0, d.seat, False, canon)
-        dets = np.empty((64, K.NCOL), dtype=np.int64)
-        K.determinize_kernel(canon, 0, d.seat, False, np.arange(1, 64, dtype=np.int64), dets[1:])
-        dets[0] = eng.state[0]  # the opponent's real hand
+        eng, dets = d.eng, _true_and_random_dets(d)
         w = np.empty(64)
-        assert play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 50.0, w)
+        assert play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 50.0, 0.0, w)
         assert abs(w.mean() - 1.0) < 1e-9
         p_true = np.prod([_play_probability(b, eng.params, c, t, 50.0) for c, t, b in d.truth])
         assert p_true > 0.2 ** len(d.truth)  # the heuristic made these plays there
@@ -136,9 +143,31 @@ def test_the_true_hand_explains_a_heuristic_opponent_as_its_play_probability(pla
         sharp += w.min() < 1e-3 * w.max()
         used += len(d.truth) == plays
         w0 = np.empty(64)
-        assert not play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 0.0, w0)
+        assert not play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 0.0,
+                                0.0, w0)
         assert (w0 == 1.0).all()
     assert sharp >= 5 and used >= 5
+
+
+def test_a_floor_keeps_the_hands_of_an_opponent_the_heuristic_does_not_explain() -> None:
+    """A random opponent's plays, read by a sharp heuristic model: without a floor the
+    real hand is all but ruled out in some deals; with floor ``f`` it keeps, relative to
+    the best, at least the product of ``(1 - f) p + f / m`` of its plays in the real
+    positions (``m`` moves there), since no hand explains a play with more than 1."""
+    ruled_out = 0
+    deals = _deals(80, 3, random_opponent=True)
+    assert len(deals) >= 20
+    for d in deals:
+        eng, dets, w = d.eng, _true_and_random_dets(d), np.empty(64)
+        assert play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 50.0, 0.0, w)
+        ruled_out += w[0] < 1e-6 * w.max()
+        for floor in (0.1, 0.5):
+            assert play_weights(eng.state, 0, d.recs(), dets, 64, eng.params, False, HP, 50.0,
+                                floor, w)
+            p_true = np.prod([_play_probability(b, eng.params, c, t, 50.0, floor)
+                              for c, t, b in d.truth])
+            assert w[0] >= p_true * w.max() * (1 - 1e-9)
+    assert ruled_out >= 5
 
 
 def test_the_weights_reach_the_search_only_with_a_fitting_record_and_beta() -> None:

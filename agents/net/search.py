@@ -85,6 +85,9 @@ class NetSearchAgent(ISMCTSAgent):
         infer_beta: trust in the heuristic as a model of the opponent when its plays
             weight the determinizations (0: uniform determinizations; only for 2 players
             with hidden hands: the other games are searched with uniform ones).
+        infer_floor: the opponent model's probability of a uniformly random play (the
+            rest follows ``softmax(infer_beta * heuristic score)``): a play the heuristic
+            rates poorly then discounts a hand instead of ruling it out.
         path, model: the network (default: the shipped one for the game's players).
         rollout, plies, parallel, horizon: as for :class:`agents.ISMCTSAgent` (here the
             heuristic plays whole rollouts, which stop after two more deals).
@@ -97,10 +100,11 @@ class NetSearchAgent(ISMCTSAgent):
         self,
         seed: int | None = None,
         budget: int = 225,
-        top_k: int = 2,
+        top_k: int = 3,
         prior_weight: float = 0.3,
         clear_gap: float | None = None,
-        infer_beta: float = 3.0,
+        infer_beta: float = 1.25,
+        infer_floor: float = 0.2,
         path: str | Path | None = None,
         model: MoveNet | None = None,
         rollout: str = "heuristic",
@@ -119,7 +123,10 @@ class NetSearchAgent(ISMCTSAgent):
         if not float(infer_beta) >= 0.0:
             raise ValueError(f"infer_beta must be a non-negative number, got {infer_beta!r}")
         self.top_k, self.prior_weight = top_k, float(prior_weight)
+        if not 0.0 <= float(infer_floor) <= 1.0:
+            raise ValueError(f"infer_floor must be in [0, 1], got {infer_floor!r}")
         self.infer_beta = float(infer_beta)
+        self.infer_floor = float(infer_floor)
         self.clear_gap = None if clear_gap is None else float(clear_gap)
         self.net = NetAgent(path=path, model=model)
 
@@ -148,7 +155,8 @@ class NetSearchAgent(ISMCTSAgent):
                     records[i] = rec
         values = search_values(engine, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, keep=keep,
-                               horizon=self.horizon, records=records, beta=self.infer_beta)
+                               horizon=self.horizon, records=records, beta=self.infer_beta,
+                               floor=self.infer_floor)
         w = self.prior_weight
         blend = np.where(keep, (1.0 - w) * np.nan_to_num(values) + w * q, -np.inf)
         best = np.where(clear, best_moves(q, offsets), best_moves(blend, offsets))
