@@ -21,11 +21,15 @@ determinization gives it:
    faced in this deal (its hand there = the determinized hand + the cards it has
    played since, our hand as it was), scores the opponent's full moves with the
    heuristic (:func:`agents.heuristic.heuristic_scores`, in points) and gives the
-   determinization the product over those plays of ``softmax(beta * score)`` of the
-   play actually made, normalised to mean 1 over the determinizations.
+   determinization the product over those plays of the play's probability
+   ``(1 - floor) * softmax(beta * score) + floor / moves``, normalised to mean 1 over
+   the determinizations.
 
-The heuristic is a model of the opponent, not the opponent: ``beta`` says how much it
-is trusted (0 = uniform determinizations, plain search). A record that does not fit
+The heuristic is a model of the opponent, not the opponent: ``beta`` says how closely
+the opponent is taken to follow its scores (0 = uniform determinizations, plain
+search), ``floor`` how often it is taken to play otherwise. A model sharper than the
+opponent is worse than none (it rules out the true hand whenever the opponent
+deviates): :mod:`train.opponent_fit` fits both to an agent's plays. A record that does not fit
 the position (another game in that slot, a new deal, a round end) is ignored, so a
 stale record can only cost a weighting, never a legal move.
 """

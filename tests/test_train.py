@@ -105,3 +105,21 @@ def test_cloning_data_against_a_random_seat() -> None:
     assert mixed.masks[np.arange(len(mixed.actions)), mixed.actions].all()
     with pytest.raises(ValueError, match="vs_random"):
         collect("heuristic", 4, seed=0, vs_random=1.5)
+
+
+def test_opponent_fit_recovers_the_heuristic_as_its_own_sharpest_model(capsys) -> None:
+    """The heuristic's own plays are always a best-scored move, so the fit picks the
+    sharpest model with no floor; every recorded play is a move of its position (the
+    multi-step captures completed from their TAKEs); a random player's plays are better
+    explained by a soft model."""
+    from train import opponent_fit
+
+    rec = opponent_fit.record_plays("heuristic", 4, 0)
+    plays = opponent_fit.play_scores(rec)
+    assert len(plays) > 50
+    assert all(s[i] >= s.max() for s, i in plays)
+    assert any(bin(t).count("1") >= 2 for t in rec.taken)  # a capture of several cards
+    assert opponent_fit.main(["--agent", "heuristic", "--rounds", "4"]) == (5.0, 0.0)
+    assert "best: beta 5.0, floor 0.0" in capsys.readouterr().out
+    beta, floor = opponent_fit.main(["--agent", "random", "--rounds", "4"])
+    assert beta <= 0.75 or floor >= 0.2

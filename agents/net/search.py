@@ -17,6 +17,11 @@ With ``infer_beta`` > 0 (2 players) the determinizations are weighted by how wel
 explain the opponent's plays in the current deal, the heuristic serving as the model of
 the opponent (:mod:`agents.inference`): the agent keeps, per game, the position after
 each of its moves in the deal, and reads the opponent's reply at its next decision.
+The model's defaults (``infer_beta=1.25``, ``infer_floor=0.2``: a play's probability is
+``0.8 * softmax(1.25 * heuristic score) + 0.2 / moves``) are fitted by likelihood to
+``ismcts``'s plays (:mod:`train.opponent_fit`). Because the inference moves the values
+away from the network's (which assume nothing about the opponent's hand), the search
+keeps the network's 3 best moves, not 2.
 
 The rollouts are shorter and better than plain ISMCTS's: the heuristic plays every
 seat (not greedy after a few plies), and a rollout stops when ``horizon`` more deals
