@@ -234,7 +234,7 @@ def search_one(
     NaN): a guide such as a network may prune the candidates. With ``beta`` > 0 and the
     records ``rec`` of the positions after our moves in this deal
     (:mod:`agents.inference`), the mean is weighted by how well each determinization
-    explains the opponent's plays.
+    explains the opponent's plays (``floor``: the opponent model's share of random plays).
     """
     n = decision_moves(st, g, cards, capts)
     if n <= 0:
@@ -377,7 +377,8 @@ def search_values(
     mean) of ``budget // moves`` rollouts after each move. ``keep`` (bool per move row)
     restricts the search to some moves (the others get NaN). ``records`` (one per
     decision: ``(MAX_PLAYS, NREC)``, :func:`agents.inference.play_weights`) and ``beta`` > 0
-    weight the determinizations by the opponent's plays."""
+    weight the determinizations by the opponent's plays, ``floor`` being the opponent
+    model's share of uniformly random plays."""
     games = np.ascontiguousarray(games, dtype=np.int64)
     if records is None:
         records = np.zeros((games.shape[0], MAX_PLAYS, NREC), dtype=np.int64)

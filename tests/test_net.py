@@ -99,6 +99,10 @@ def test_net_ismcts_plays_the_networks_move_when_it_is_clear() -> None:
     assert (searched[close] != plain[close]).any()  # the search overrules the network
     with pytest.raises(ValueError, match="clear_gap"):
         NetSearchAgent(model=net, clear_gap=-1.0)
+    for bad in ({"infer_beta": -1.0}, {"infer_floor": 1.5}, {"infer_floor": -0.1},
+                {"top_k": 0}, {"prior_weight": 2.0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            NetSearchAgent(model=net, **bad)
 
 
 @pytest.mark.parametrize("horizon", [0, 2])

@@ -15,12 +15,12 @@ scores every move open there with the heuristic, and prints the mean log-likelih
 the plays made for a grid of ``(beta, floor)``, beside the uniform model's (the
 information a play gives about the hand is the difference). The shipped defaults
 (``infer_beta=1.25``, ``infer_floor=0.2``) are the best of the default grid for
-``ismcts`` (``python -m train.opponent_fit``; README, *Training*).
+``ismcts`` (``python -m train.opponent_fit``; docs/agents.md).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import tyro
@@ -43,7 +43,7 @@ class Args:
     """seeds the deals and the agent"""
     betas: tuple[float, ...] = (0.0, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 5.0)
     """the values of ``beta`` tried (0: the uniform model)"""
-    floors: tuple[float, ...] = field(default=(0.0, 0.05, 0.1, 0.2, 0.3))
+    floors: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3)
     """the values of ``floor`` tried"""
 
 

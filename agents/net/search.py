@@ -127,9 +127,9 @@ class NetSearchAgent(ISMCTSAgent):
             raise ValueError(f"clear_gap must be a non-negative number or None, got {clear_gap!r}")
         if not float(infer_beta) >= 0.0:
             raise ValueError(f"infer_beta must be a non-negative number, got {infer_beta!r}")
-        self.top_k, self.prior_weight = top_k, float(prior_weight)
         if not 0.0 <= float(infer_floor) <= 1.0:
             raise ValueError(f"infer_floor must be in [0, 1], got {infer_floor!r}")
+        self.top_k, self.prior_weight = top_k, float(prior_weight)
         self.infer_beta = float(infer_beta)
         self.infer_floor = float(infer_floor)
         self.clear_gap = None if clear_gap is None else float(clear_gap)
