@@ -45,7 +45,7 @@ from ._moves import MOVE_BUF, ROW0, decision_moves, low, play_full_move, popcnt
 from .heuristic import heuristic_scores
 
 __all__ = ["NREC", "MAX_PLAYS", "R_VALID", "R_CARD", "R_TAKEN", "after_move_records",
-           "opponent_play", "play_weights"]
+           "model_log_prob", "opponent_play", "play_weights"]
 
 #: columns of a record (the position after our move): valid, round, deal, turn, table,
 #: opponent's pile, its surs, last capturer, opponent seat, our seat, our hand, our pile,
@@ -173,18 +173,28 @@ def _play_log_prob(
     if m <= 1:
         return 0.0
     heuristic_scores(row, ROW0, params, open_hand, hp, cards, capts, m, scores)
+    made = -1
+    for i in range(m):
+        if cards[i] == card and capts[i] == taken:
+            made = i
+    return model_log_prob(scores, m, made, beta, floor)
+
+
+@njit(cache=True)
+def model_log_prob(scores: np.ndarray, m: int, made: int, beta: float, floor: float) -> float:
+    """The opponent model: log probability of move ``made`` among the ``m`` moves scored
+    ``scores[:m]`` by the heuristic, ``(1 - floor) * softmax(beta * score) + floor / m``
+    (``-inf`` for ``made`` < 0, a play that is not among the moves). The one formula
+    the search weights with and :mod:`train.opponent_fit` fits."""
+    if made < 0:
+        return -np.inf
     top = scores[0]
     for i in range(1, m):
         top = max(top, scores[i])
     total = 0.0
-    made = -np.inf
     for i in range(m):
         total += np.exp(beta * (scores[i] - top))
-        if cards[i] == card and capts[i] == taken:
-            made = beta * (scores[i] - top)
-    if made == -np.inf:
-        return made
-    return np.log((1.0 - floor) * np.exp(made) / total + floor / m)
+    return np.log((1.0 - floor) * np.exp(beta * (scores[made] - top)) / total + floor / m)
 
 
 @njit(cache=True)

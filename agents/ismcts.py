@@ -346,7 +346,7 @@ def search_values_kernel(
     """The search's value of every move of every decision of ``games`` (in
     ``decision_moves`` order) into ``values_out[offsets[i]:offsets[i + 1]]``; a forced
     move (one option) gets 0: it is not searched; a move whose ``keep_rows`` entry is
-    False gets NaN. ``records[i]``, ``beta``: the inference of :func:`search_one`."""
+    False gets NaN. ``records[i]``, ``beta``, ``floor``: the inference of :func:`search_one`."""
     for i in prange(games.shape[0]):
         cards = np.empty(MOVE_BUF, dtype=np.int64)
         capts = np.empty(MOVE_BUF, dtype=np.int64)

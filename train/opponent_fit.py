@@ -28,6 +28,7 @@ import tyro
 from agents import make_agent
 from agents._moves import MOVE_BUF, decision_moves
 from agents.heuristic import heuristic_params, heuristic_scores
+from agents.inference import model_log_prob
 from pasur_env import Engine, GameView
 from pasur_env import kernels as K
 from pasur_env.loop import play
@@ -104,11 +105,7 @@ def play_scores(rec: PlayRecorder) -> list[tuple[np.ndarray, int]]:
 
 def log_likelihood(plays: list[tuple[np.ndarray, int]], beta: float, floor: float) -> float:
     """Mean log-probability of the plays made under the model with ``beta``, ``floor``."""
-    total = 0.0
-    for s, i in plays:
-        p = np.exp(beta * (s - s.max()))
-        total += np.log((1.0 - floor) * p[i] / p.sum() + floor / s.size)
-    return total / len(plays)
+    return sum(model_log_prob(s, s.size, i, beta, floor) for s, i in plays) / len(plays)
 
 
 def main(argv: list[str] | None = None) -> tuple[float, float]:

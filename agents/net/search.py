@@ -153,7 +153,7 @@ class NetSearchAgent(ISMCTSAgent):
             keep &= ~np.repeat(clear, np.diff(offsets))  # nothing of theirs is searched
         seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
         records = np.zeros((len(games), MAX_PLAYS, NREC), dtype=np.int64)
-        if self.infer_beta > 0.0:
+        if self._infers(engine):
             for i, g in enumerate(games.tolist()):
                 rec = self._records.get((id(engine), g))
                 if rec is not None:
@@ -167,9 +167,14 @@ class NetSearchAgent(ISMCTSAgent):
         best = np.where(clear, best_moves(q, offsets), best_moves(blend, offsets))
         acts = np.empty(len(games), dtype=np.int64)
         emit_actions(engine.state, games, cards[best], capts[best], acts)
-        if self.infer_beta > 0.0 and engine.num_players == 2 and not engine.rules.open_hand:
+        if self._infers(engine):
             self._remember(engine, games, cards[best], capts[best])
         return acts, capts[best]
+
+    def _infers(self, engine: Any) -> bool:
+        """Whether the opponent's plays weight the determinizations in ``engine``'s games:
+        2 players with hidden hands and ``infer_beta`` > 0."""
+        return self.infer_beta > 0.0 and engine.num_players == 2 and not engine.rules.open_hand
 
     def _remember(self, engine: Any, games: np.ndarray, cards: np.ndarray,
                   capts: np.ndarray) -> None:
