@@ -23,6 +23,10 @@ The model's defaults (``infer_beta=1.25``, ``infer_floor=0.2``: a play's probabi
 away from the network's (which assume nothing about the opponent's hand), the search
 keeps the network's 3 best moves, not 2.
 
+In a 2-player round's last deal (the stock empty) the agent knows every card, and the
+rest of the round, at most 8 full moves, is solved exactly (:mod:`agents.endgame`):
+the minimax move is played, no rollouts are spent (``solve_last_deal``, on by default).
+
 The rollouts are shorter and better than plain ISMCTS's: the heuristic plays every
 seat (not greedy after a few plies), and a rollout stops when ``horizon`` more deals
 have been dealt, where the position is valued by the points captured so far and the
@@ -43,6 +47,7 @@ from pasur_env import kernels as K
 from pasur_env.policy import GameView
 
 from .._moves import emit_actions
+from ..endgame import endgame_values
 from ..inference import MAX_PLAYS, NREC, R_CARD, R_TAKEN, R_VALID, after_move_records, opponent_play
 from ..ismcts import ISMCTSAgent, search_values
 from .agent import NetAgent, best_moves
@@ -90,6 +95,9 @@ class NetSearchAgent(ISMCTSAgent):
         infer_beta: trust in the heuristic as a model of the opponent when its plays
             weight the determinizations (0: uniform determinizations; only for 2 players
             with hidden hands: the other games are searched with uniform ones).
+        solve_last_deal: in a 2-player round's last deal (the stock empty, so every card
+            known) play the exact minimax move (:mod:`agents.endgame`) instead of
+            searching.
         infer_floor: the opponent model's probability of a uniformly random play (the
             rest follows ``softmax(infer_beta * heuristic score)``): a play the heuristic
             rates poorly then discounts a hand instead of ruling it out.
@@ -108,6 +116,7 @@ class NetSearchAgent(ISMCTSAgent):
         top_k: int = 3,
         prior_weight: float = 0.3,
         clear_gap: float | None = None,
+        solve_last_deal: bool = True,
         infer_beta: float = 1.25,
         infer_floor: float = 0.2,
         path: str | Path | None = None,
@@ -133,6 +142,9 @@ class NetSearchAgent(ISMCTSAgent):
         self.infer_beta = float(infer_beta)
         self.infer_floor = float(infer_floor)
         self.clear_gap = None if clear_gap is None else float(clear_gap)
+        if not isinstance(solve_last_deal, (bool, np.bool_)):
+            raise ValueError(f"solve_last_deal must be a bool, got {solve_last_deal!r}")
+        self.solve_last_deal = bool(solve_last_deal)
         self.net = NetAgent(path=path, model=model)
 
     def reset(self, seed: int | None = None) -> None:
@@ -151,6 +163,10 @@ class NetSearchAgent(ISMCTSAgent):
         if self.clear_gap is not None:
             clear = value_gaps(q, offsets) > self.clear_gap
             keep &= ~np.repeat(clear, np.diff(offsets))  # nothing of theirs is searched
+        solved = np.zeros(len(games), dtype=np.bool_)
+        if self.solve_last_deal and engine.num_players == 2:
+            solved, exact = endgame_values(engine, games, offsets)
+            keep &= ~np.repeat(solved, np.diff(offsets))  # no rollouts where play is exact
         seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
         records = np.zeros((len(games), MAX_PLAYS, NREC), dtype=np.int64)
         if self._infers(engine):
@@ -165,6 +181,8 @@ class NetSearchAgent(ISMCTSAgent):
         w = self.prior_weight
         blend = np.where(keep, (1.0 - w) * np.nan_to_num(values) + w * q, -np.inf)
         best = np.where(clear, best_moves(q, offsets), best_moves(blend, offsets))
+        if solved.any():
+            best = np.where(solved, best_moves(np.nan_to_num(exact, nan=-np.inf), offsets), best)
         acts = np.empty(len(games), dtype=np.int64)
         emit_actions(engine.state, games, cards[best], capts[best], acts)
         if self._infers(engine):

@@ -1,0 +1,134 @@
+"""The exact last deal (agents/endgame.py): its values equal a plain minimax written here
+over the engine's public API (single actions, no pruning, no move ordering), under
+variant rules too; it acts only where every card is known; net-ismcts plays its move."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.endgame import endgame_values
+from agents.net import MoveNet
+from agents.net.features import candidate_moves
+from agents.net.search import NetSearchAgent
+from pasur_env import Engine
+from pasur_env import kernels as K
+from pasur_env.observation import encode, observation_size
+from pasur_env.policy import GameView
+from pasur_env.rules import make_rules
+
+
+def _last_deal_position(seed: int, turns_left: int, **rules: object) -> Engine:
+    """A 2-player round played at random into its last deal, ``turns_left`` moves (or
+    fewer: a capture may be pending) before its end; a one-game engine."""
+    rng = np.random.default_rng(seed)
+    eng = Engine(1, seed=seed, episode="round", auto_reset=False, **rules)
+    while not (eng.state[0, K.STOCK_POS] >= 52
+               and eng.state[0, K.TURN] >= K.TURNS_PER_ROUND - turns_left):
+        eng.step(eng.random_actions(rng))
+    return eng
+
+
+def _minimax(eng: Engine, root: int) -> float:
+    """Round points of ``root`` minus the other seat's, both playing their best: every
+    legal action tried, each on a copy of the engine."""
+    vals = []
+    for a in eng.legal_actions(0):
+        child = eng.copy()
+        info = child.step(np.array([a]))
+        if info.round_end[0]:
+            pts = info.round_points[0]
+            vals.append(float(pts[root] - pts[1 - root]))
+        else:
+            vals.append(_minimax(child, root))
+    return max(vals) if eng.state[0, K.MOVER] == root else min(vals)
+
+
+def _move_value(eng: Engine, card: int, capt: int, root: int) -> float:
+    """The plain minimax value of full move ``(card, capt)`` (its actions, then minimax)."""
+    child = eng.copy()
+    acts = [card] if child.state[0, K.PHASE] == K.PLAY else []
+    acts += [K.TAKE_OFFSET + t for t in range(52) if (capt >> t) & 1]
+    for a in acts:
+        if child.state[0, K.PHASE] == K.DONE or child.state[0, K.MOVER] != root:
+            break
+        if a >= K.TAKE_OFFSET and (child.state[0, K.SELECTION] >> (a - K.TAKE_OFFSET)) & 1:
+            continue  # already taken (a CAPTURE decision's earlier steps)
+        if a not in child.legal_actions(0):
+            break  # a one-step capture took the whole set at once
+        info = child.step(np.array([a]))
+        if info.round_end[0]:
+            pts = info.round_points[0]
+            return float(pts[root] - pts[1 - root])
+    return _minimax(child, root)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        {"sur_points": 10, "clubs_rule": "per_club"},
+        {"jack_sur": "lone_jack", "sur_cancel": False},
+        {"open_hand": True, "clubs_points": 3},
+    ],
+)
+def test_exact_values_equal_a_plain_minimax(rules: dict) -> None:
+    distinct = 0
+    for seed in range(16):
+        eng = _last_deal_position(seed, 3 + seed % 5, **rules)
+        games = np.zeros(1, dtype=np.int64)
+        offsets, cards, capts, _ = candidate_moves(eng, games)
+        solved, values = endgame_values(eng, games, offsets)
+        assert solved[0]
+        root = int(eng.state[0, K.MOVER])
+        want = [_move_value(eng, int(c), int(k), root) for c, k in zip(cards, capts, strict=True)]
+        np.testing.assert_allclose(values, want, err_msg=f"seed {seed}")
+        distinct += len(set(want)) > 1
+    assert distinct >= 2  # positions where the choice matters were checked
+
+
+def test_exact_values_read_nothing_hidden_and_leave_the_game_as_it_was() -> None:
+    eng = _last_deal_position(7, 6)
+    before = eng.state.copy()
+    games = np.zeros(1, dtype=np.int64)
+    offsets = candidate_moves(eng, games)[0]
+    _, values = endgame_values(eng, games, offsets)
+    assert (eng.state == before).all()
+    # the opponent's dealing order (which its seat alone knows) does not matter
+    opp = 1 - int(eng.state[0, K.MOVER])
+    cols = K.ORDER + 4 * opp + np.arange(4)
+    eng.state[0, cols] = eng.state[0, cols[::-1]]
+    np.testing.assert_allclose(endgame_values(eng, games, offsets)[1], values)
+
+
+def test_only_last_deals_of_two_players_are_solved() -> None:
+    rng = np.random.default_rng(0)
+    eng = Engine(1, seed=0, episode="round", auto_reset=False)
+    for _ in range(10):
+        eng.step(eng.random_actions(rng))
+    games = np.zeros(1, dtype=np.int64)
+    solved, values = endgame_values(eng, games, candidate_moves(eng, games)[0])
+    assert not solved[0] and np.isnan(values).all()
+    eng3 = Engine(1, seed=0, episode="round", auto_reset=False, num_players=3)
+    while eng3.state[0, K.STOCK_POS] < 52:
+        eng3.step(eng3.random_actions(rng))
+    solved, _ = endgame_values(eng3, games, candidate_moves(eng3, games)[0])
+    assert not solved[0]
+
+
+def test_net_ismcts_plays_the_exact_move_in_the_last_deal() -> None:
+    net = MoveNet.init(observation_size(make_rules()), 16, 8, seed=0, num_players=2)
+    for seed in range(4):
+        eng = _last_deal_position(10 + seed, 6)
+        while eng.state[0, K.PHASE] != K.PLAY:
+            eng.step(eng.random_actions(np.random.default_rng(seed)))
+        games = np.zeros(1, dtype=np.int64)
+        offsets, cards, capts, _ = candidate_moves(eng, games)
+        _, values = endgame_values(eng, games, offsets)
+        best = np.flatnonzero(values == values.max())
+        obs = encode(eng, games, eng.state[games, K.MOVER])
+        agent = NetSearchAgent(model=net, budget=8, seed=0)
+        act = agent.act(obs, eng.legal_mask(games), GameView(eng, games))[0]
+        assert act in {int(cards[b]) for b in best}
+    with pytest.raises(ValueError, match="solve_last_deal"):
+        NetSearchAgent(model=net, solve_last_deal="yes")
