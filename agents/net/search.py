@@ -92,12 +92,12 @@ class NetSearchAgent(ISMCTSAgent):
         clear_gap: a decision whose best move the network values more than this many
             points above the second is played without search (``None``: search every
             decision); the budget goes to the close decisions.
-        infer_beta: trust in the heuristic as a model of the opponent when its plays
-            weight the determinizations (0: uniform determinizations; only for 2 players
-            with hidden hands: the other games are searched with uniform ones).
         solve_last_deal: in a 2-player round's last deal (the stock empty, so every card
             known) play the exact minimax move (:mod:`agents.endgame`) instead of
             searching.
+        infer_beta: trust in the heuristic as a model of the opponent when its plays
+            weight the determinizations (0: uniform determinizations; only for 2 players
+            with hidden hands: the other games are searched with uniform ones).
         infer_floor: the opponent model's probability of a uniformly random play (the
             rest follows ``softmax(infer_beta * heuristic score)``): a play the heuristic
             rates poorly then discounts a hand instead of ruling it out.
