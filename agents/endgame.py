@@ -60,6 +60,13 @@ def _order(cards: np.ndarray, capts: np.ndarray, n: int, key: np.ndarray) -> Non
 
 
 @njit(cache=True)
+def _result(info: np.ndarray, root: int) -> float:
+    """Seat ``root``'s round points minus the other seat's, from a round-ending step's
+    ``info``."""
+    return float(info[0, K.I_POINTS + root] - info[0, K.I_POINTS + 1 - root])
+
+
+@njit(cache=True)
 def _play(states: np.ndarray, info: np.ndarray, d: int, card: int, capt: int,
           rparams: np.ndarray) -> bool:
     """``states[d + 1]`` = ``states[d]`` after full move ``(card, capt)``; whether the
@@ -101,7 +108,7 @@ def _minimax(
             m = nxt[d]
             nxt[d] += 1
             if _play(states, info, d, cards[d, m], capts[d, m], rparams):
-                v = float(info[0, K.I_POINTS + root] - info[0, K.I_POINTS + 1 - root])
+                v = _result(info, root)
             else:
                 if d + 1 >= MAX_DEPTH:  # not a last deal: refuse rather than guess
                     raise ValueError("endgame search: the position is not a 2-player last deal")
@@ -142,7 +149,7 @@ def solve_moves(
     best = -1
     for i in range(n):
         if _play(states, info, 0, cards[i], capts[i], rparams):
-            values[i] = float(info[0, K.I_POINTS + root] - info[0, K.I_POINTS + 1 - root])
+            values[i] = _result(info, root)
         else:
             values[i] = _minimax(states, info, bc, bk, key, rparams, root)
         if best < 0 or values[i] > values[best]:
