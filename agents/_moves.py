@@ -26,6 +26,7 @@ __all__ = [
     "decision_moves",
     "emit_action",
     "emit_actions",
+    "round_params",
 ]
 
 #: buffer length for the moves of one decision
@@ -139,3 +140,11 @@ def emit_actions(
     of game ``games[i]``."""
     for i in range(games.shape[0]):
         out[i] = emit_action(st, games[i], cards[i], capts[i])
+
+
+def round_params(engine: object) -> np.ndarray:
+    """The rules of ``engine`` with one-round episodes: what a search plays its copies
+    under, so that a copy stops at the round's end and reports its scoring."""
+    rparams = engine.params.copy()  # type: ignore[attr-defined]
+    rparams[K.P_EPISODE_ROUND] = 1
+    return rparams

@@ -11,9 +11,9 @@ with alpha-beta pruning and the captures tried first.
 
 Searches use it instead of rollouts there: rollouts value a move by one continuation
 (the heuristic at both seats), minimax by the best play of both. The position solved is
-the seat's information set (:func:`agents.ismcts.canonical_infoset` dealt by the
-engine's determinization, which at this point can deal the hidden cards only one way),
-so nothing the seat cannot see is read.
+the seat's information set, dealt by the search's determinization (:mod:`agents.ismcts`;
+at this point it can deal the hidden cards only one way), so nothing the seat cannot
+see is read.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from numba import njit, prange
 
 from pasur_env import kernels as K
 
-from ._moves import MOVE_BUF, ROW0, decision_moves, play_full_move, popcnt
-from .ismcts import canonical_infoset
+from ._moves import MOVE_BUF, ROW0, decision_moves, play_full_move, popcnt, round_params
+from .ismcts import _determinizations
 
 __all__ = ["is_solvable", "solve_moves", "endgame_values"]
 
@@ -170,12 +170,7 @@ def endgame_kernel(
         solved[i] = is_solvable(st, g, params)
         if not solved[i]:
             continue
-        seat = st[g, K.MOVER]
-        canon = np.empty((1, K.NCOL), dtype=np.int64)
-        canonical_infoset(st, g, seat, open_hand, canon)
-        seeds = np.zeros(1, dtype=np.int64)
-        row = np.empty((1, K.NCOL), dtype=np.int64)
-        K.determinize_kernel(canon, ROW0, seat, open_hand, seeds, row)
+        row, _ = _determinizations(st, g, st[g, K.MOVER], open_hand, 1, np.uint64(0))
         cards = np.empty(MOVE_BUF, dtype=np.int64)
         capts = np.empty(MOVE_BUF, dtype=np.int64)
         values = np.empty(MOVE_BUF, dtype=np.float64)
@@ -197,10 +192,8 @@ def endgame_values(
     games = np.ascontiguousarray(games, dtype=np.int64)
     solved = np.zeros(games.shape[0], dtype=np.bool_)
     out = np.full(int(offsets[-1]), np.nan)
-    rparams = engine.params.copy()  # type: ignore[attr-defined]
-    rparams[K.P_EPISODE_ROUND] = 1
     endgame_kernel(
-        engine.state, games, engine.params, rparams,  # type: ignore[attr-defined]
+        engine.state, games, engine.params, round_params(engine),  # type: ignore[attr-defined]
         bool(engine.rules.open_hand), np.ascontiguousarray(offsets, dtype=np.int64),  # type: ignore[attr-defined]
         solved, out,
     )  # fmt: skip

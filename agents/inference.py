@@ -41,7 +41,7 @@ from numba import njit
 
 from pasur_env import kernels as K
 
-from ._moves import MOVE_BUF, ROW0, decision_moves, low, play_full_move, popcnt
+from ._moves import MOVE_BUF, ROW0, decision_moves, low, play_full_move, popcnt, round_params
 from .heuristic import heuristic_scores
 
 __all__ = ["NREC", "MAX_PLAYS", "R_VALID", "R_CARD", "R_TAKEN", "after_move_records",
@@ -101,11 +101,9 @@ def after_move_records(
     games; other rows are marked invalid)."""
     games = np.ascontiguousarray(games, dtype=np.int64)
     out = np.zeros((games.shape[0], NREC), dtype=np.int64)
-    rparams = engine.params.copy()  # type: ignore[attr-defined]
-    rparams[K.P_EPISODE_ROUND] = 1
     _record_kernel(engine.state, games,  # type: ignore[attr-defined]
                    np.ascontiguousarray(cards, dtype=np.int64),
-                   np.ascontiguousarray(capts, dtype=np.int64), rparams, out)
+                   np.ascontiguousarray(capts, dtype=np.int64), round_params(engine), out)
     return out
 
 

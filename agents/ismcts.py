@@ -45,6 +45,7 @@ from ._moves import (
     low,
     play_full_move,
     popcnt,
+    round_params,
     side_of,
 )
 from .base import Agent
@@ -383,8 +384,7 @@ def search_values(
     if records is None:
         records = np.zeros((games.shape[0], MAX_PLAYS, NREC), dtype=np.int64)
     out = np.zeros(int(offsets[-1]), dtype=np.float64)
-    rparams = engine.params.copy()  # type: ignore[attr-defined]
-    rparams[K.P_EPISODE_ROUND] = 1
+    rparams = round_params(engine)
     open_hand = bool(engine.rules.open_hand)  # type: ignore[attr-defined]
     _VALUES.for_batch(games.shape[0])(
         engine.state, games, engine.params, rparams, open_hand, int(budget),  # type: ignore[attr-defined]
@@ -500,8 +500,7 @@ class ISMCTSAgent(Agent):
         seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
         acts = np.empty(len(games), dtype=np.int64)
         chosen = np.empty(len(games), dtype=np.int64)
-        rparams = engine.params.copy()
-        rparams[K.P_EPISODE_ROUND] = 1
+        rparams = round_params(engine)
         _ISMCTS.for_batch(len(games), self.parallel)(
             engine.state, games, engine.params, rparams, bool(engine.rules.open_hand),
             self.budget, ROLLOUT_POLICIES.index(self.rollout), self.plies, self.epsilon,

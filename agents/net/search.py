@@ -164,7 +164,7 @@ class NetSearchAgent(ISMCTSAgent):
             clear = value_gaps(q, offsets) > self.clear_gap
             keep &= ~np.repeat(clear, np.diff(offsets))  # nothing of theirs is searched
         solved = np.zeros(len(games), dtype=np.bool_)
-        if self.solve_last_deal and engine.num_players == 2:
+        if self.solve_last_deal:
             solved, exact = endgame_values(engine, games, offsets)
             keep &= ~np.repeat(solved, np.diff(offsets))  # no rollouts where play is exact
         seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
