@@ -1,17 +1,21 @@
-"""The players of pasur_env: baseline agents, trained-model agents, self-play pools, and
-the tools that run them (duplicate-deal evaluation, tournaments, the ``pasur`` CLI).
+"""The players of pasur_env's two games and what runs them.
+
+``agents.pasur`` and ``agents.rummy`` hold each game's players, ``agents.learned`` the
+loaders of trained models (SB3 zips, RLlib modules), ``agents.evaluation`` the
+duplicate-deal matches, statistics and tournaments, ``agents.apps`` the ``pasur``
+command, terminal play and the web table. Players import neither evaluation nor apps.
 
 Every agent follows the :class:`pasur_env.Policy` protocol and acts on a batch of
 decisions; build them by name with :func:`make_agent` (``random``, ``greedy``,
 ``heuristic``, ``ismcts``, ``ppo``, or a saved ``model.zip``). See docs/agents.md.
 """
 
-from .base import Agent
-from .greedy import GreedyAgent
-from .heuristic import HeuristicAgent
-from .ismcts import ISMCTSAgent
-from .pool import OpponentPool, PoolEntry
-from .registry import (
+from agents.base import Agent
+from agents.learned.sb3 import PolicyAgent, policy_snapshot
+from agents.pasur.greedy import GreedyAgent
+from agents.pasur.heuristic import HeuristicAgent
+from agents.pasur.ismcts import ISMCTSAgent
+from agents.registry import (
     AGENT_NAMES,
     as_agent,
     build_agent,
@@ -19,7 +23,33 @@ from .registry import (
     register,
     register_loader,
 )
-from .sb3_policy import PolicyAgent, policy_snapshot
+from pasur_env.core.aliases import install_aliases
+
+#: modules that moved when agents/ was split by role: their old names still import
+#: (RLlib checkpoints pickle ``agents.rllib_module``)
+MOVED_MODULES = {
+    "agents._moves": "agents.pasur._moves",
+    "agents.cli": "agents.apps.cli",
+    "agents.endgame": "agents.pasur.endgame",
+    "agents.greedy": "agents.pasur.greedy",
+    "agents.heuristic": "agents.pasur.heuristic",
+    "agents.inference": "agents.pasur.inference",
+    "agents.ismcts": "agents.pasur.ismcts",
+    "agents.match": "agents.evaluation.match",
+    "agents.net": "agents.pasur.net",
+    "agents.play": "agents.apps.terminal",
+    "agents.progress": "agents.evaluation.progress",
+    "agents.results": "agents.evaluation.results",
+    "agents.rllib_agent": "agents.learned.rllib_agent",
+    "agents.rllib_module": "agents.learned.rllib_module",
+    "agents.rummy.cli": "agents.apps.rummy_cli",
+    "agents.rummy.match": "agents.evaluation.rummy_match",
+    "agents.sb3_policy": "agents.learned.sb3",
+    "agents.stats": "agents.evaluation.stats",
+    "agents.tournament": "agents.evaluation.tournament",
+    "agents.web": "agents.apps.web",
+}
+install_aliases(MOVED_MODULES)
 
 __all__ = [
     "Agent",
@@ -28,8 +58,6 @@ __all__ = [
     "ISMCTSAgent",
     "PolicyAgent",
     "policy_snapshot",
-    "OpponentPool",
-    "PoolEntry",
     "make_agent",
     "build_agent",
     "as_agent",

@@ -1,7 +1,7 @@
-"""``python -m agents``: the ``pasur`` command line (see :mod:`agents.cli`)."""
+"""``python -m agents``: the ``pasur`` command line (see :mod:`agents.apps.cli`)."""
 
 import sys
 
-from .cli import main
+from agents.apps.cli import main
 
 sys.exit(main())

@@ -2,7 +2,7 @@
 its defaults.
 
 An agent acts for a *batch* of decisions at once (``act(obs, mask, view)``); it may
-read only what the mover of each game can see (see :mod:`pasur_env.policy`, where the
+read only what the mover of each game can see (see :mod:`pasur_env.core.policy`, where the
 protocol, :class:`~pasur_env.GameView` and the action check live).
 ``tests/test_agents.py`` checks this for every agent by permuting hidden cards.
 """
@@ -13,7 +13,7 @@ import abc
 
 import numpy as np
 
-from pasur_env.policy import GameView
+from pasur_env.core.policy import GameView
 
 __all__ = ["Agent"]
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pasur_env.policy import CallablePolicy, Policy, RandomPolicy
+from pasur_env.core.policy import CallablePolicy, Policy, RandomPolicy
 
 __all__ = [
     "make_agent",
@@ -152,10 +152,10 @@ def agent_label(spec: str | Policy) -> str:
 def as_agent(spec: Any, *, seed: int | None = None) -> Policy:
     """Anything that can play, as a policy: a name or path (:func:`build_agent`), a
     :class:`pasur_env.Policy`, an SB3 model or policy (a
-    :class:`~agents.sb3_policy.PolicyAgent`), or a callable ``(obs, mask) -> action``."""
+    :class:`~agents.learned.sb3.PolicyAgent`), or a callable ``(obs, mask) -> action``."""
     if isinstance(spec, (str, Policy)):
         return build_agent(spec, seed=seed)
-    from .sb3_policy import PolicyAgent, is_sb3_policy
+    from agents.learned.sb3 import PolicyAgent, is_sb3_policy
 
     if hasattr(spec, "predict") or is_sb3_policy(spec):
         return PolicyAgent(spec, seed=seed)
@@ -173,11 +173,11 @@ def _builtin(name: str) -> Factory:
         if name == "random":
             cls: Any = RandomPolicy
         elif name == "greedy":
-            from .greedy import GreedyAgent as cls
+            from agents.pasur.greedy import GreedyAgent as cls
         elif name == "heuristic":
-            from .heuristic import HeuristicAgent as cls
+            from agents.pasur.heuristic import HeuristicAgent as cls
         else:
-            from .ismcts import ISMCTSAgent as cls
+            from agents.pasur.ismcts import ISMCTSAgent as cls
         return cls(seed=seed, **kwargs)
 
     factory.__name__ = f"make_{name}"
@@ -197,7 +197,7 @@ def _load_sb3(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
     It plays its most probable legal action (``deterministic=True``) unless told to
     sample (``model.zip:deterministic=False`` on the command line).
     """
-    from .sb3_policy import PolicyAgent
+    from agents.learned.sb3 import PolicyAgent
 
     kwargs.setdefault("deterministic", True)
     return PolicyAgent(spec, seed=seed, **kwargs)
@@ -216,23 +216,23 @@ register("ppo", _make_ppo)
 
 
 def _make_net(seed: int | None = None, **kwargs: Any) -> Policy:
-    """The move-scoring network alone (``agents.net``); the shipped one for the game's
+    """The move-scoring network alone (``agents.pasur.net``); the shipped one for the game's
     number of players unless ``path=`` names another."""
-    from .net import NetAgent
+    from agents.pasur.net import NetAgent
 
     return NetAgent(seed=seed, **kwargs)
 
 
 def _make_net_ismcts(seed: int | None = None, **kwargs: Any) -> Policy:
-    """Determinized search guided by the network (``agents.net.search``)."""
-    from .net.search import NetSearchAgent
+    """Determinized search guided by the network (``agents.pasur.net.search``)."""
+    from agents.pasur.net.search import NetSearchAgent
 
     return NetSearchAgent(seed=seed, **kwargs)
 
 
 def _load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
     """A saved network (``.npz``, written by ``train.net``) as the ``net`` agent."""
-    from .net import NetAgent
+    from agents.pasur.net import NetAgent
 
     return NetAgent(seed=seed, path=spec, **kwargs)
 
@@ -245,7 +245,7 @@ register_loader(lambda spec: spec.lower().endswith(".npz"), _load_net)
 def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
     """An RLlib checkpoint (``rllib:PATH``, written by ``train/rllib_ppo.py``) as an agent
     (needs Ray RLlib: the ``.venv-rllib`` of ``make rllib``)."""
-    from .rllib_agent import PREFIX, RLlibAgent
+    from agents.learned.rllib_agent import PREFIX, RLlibAgent
 
     return RLlibAgent(spec[len(PREFIX):], seed=seed, **kwargs)
 

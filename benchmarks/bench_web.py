@@ -33,7 +33,7 @@ def free_port() -> int:
 
 
 def start_server(port: int, max_games: int) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "agents.cli", "serve", "--port", str(port),
+    cmd = [sys.executable, "-m", "agents.apps.cli", "serve", "--port", str(port),
            "--max-games", str(max_games)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -1,17 +1,18 @@
-"""pasur_env: a reinforcement-learning environment for Pasur, the Persian fishing card game.
+"""pasur_env: reinforcement-learning environments for two Persian card games.
 
-The rules live once, in the batched compiled :class:`Engine` (:mod:`pasur_env.kernels`);
-environments are thin layers over it, and players reach it through the small
-:class:`Policy` protocol and the one play loop (:mod:`pasur_env.loop`). This package
-never imports its players: the ``agents`` package builds them (see
-``docs/architecture.md``).
+Pasur (:mod:`pasur_env.pasur`) and Persian Rummy (:mod:`pasur_env.rummy`) each keep
+their rules once, in a batched compiled engine; what both share (the engine base class,
+random streams, the kernel builder, the Policy protocol and the play loop, cards, option
+checks, drawing) lives in :mod:`pasur_env.core`, which imports neither game. The envs
+are thin layers over the engines: ``pasur_v0`` and ``persian_rummy_v0`` (PettingZoo
+AEC), the Gymnasium ids ``pasur_env/Pasur-v0`` and ``pasur_env/PersianRummy-v0``, and
+the batched vector envs. This package never imports its players: the ``agents``
+package builds them (see ``docs/architecture.md``).
 """
 
-from . import pasur_v0, persian_rummy_v0
-from .aec_env import env, raw_env
-from .cards import card_code, card_str, parse_card, parse_cards, parse_deck
-from .engine import Engine, Position, StepInfo, action_str
-from .policy import (
+from pasur_env import pasur_v0, persian_rummy_v0
+from pasur_env.core.aliases import install_aliases
+from pasur_env.core.policy import (
     CallablePolicy,
     FixedOpponent,
     GameView,
@@ -23,17 +24,54 @@ from .policy import (
     as_policy,
     check_actions,
 )
-from .rules import PRESETS, RULE_FLAGS, Rules, make_rules
-from .single_agent import PasurSingleAgentEnv
+from pasur_env.pasur.aec_env import env, raw_env
+from pasur_env.pasur.cards import card_code, card_str, parse_card, parse_cards, parse_deck
+from pasur_env.pasur.engine import Engine, Position, StepInfo, action_str
+from pasur_env.pasur.rules import PRESETS, RULE_FLAGS, Rules, make_rules
+from pasur_env.pasur.single_agent import PasurSingleAgentEnv
+from pasur_env.rummy import RummyEngine, RummyRules, RummyStepInfo, make_rummy_rules
+from pasur_env.rummy.single_agent import PersianRummySingleAgentEnv
 
 __version__ = "0.2.0"
+
+#: modules that moved when the tree was split into core / pasur / rummy: their old
+#: names still import (saved checkpoints and scripts name them)
+MOVED_MODULES = {
+    "pasur_env.aec_env": "pasur_env.pasur.aec_env",
+    "pasur_env.batch_args": "pasur_env.core.args",
+    "pasur_env.cards": "pasur_env.pasur.cards",
+    "pasur_env.drawing": "pasur_env.pasur.drawing",
+    "pasur_env.engine": "pasur_env.pasur.engine",
+    "pasur_env.kernels": "pasur_env.pasur.kernels",
+    "pasur_env.kernels.bits": "pasur_env.core.bits",
+    "pasur_env.kernels.compile": "pasur_env.core.compile",
+    "pasur_env.learner_games": "pasur_env.pasur.learner_games",
+    "pasur_env.loop": "pasur_env.pasur.loop",
+    "pasur_env.move_features": "pasur_env.pasur.move_features",
+    "pasur_env.observation": "pasur_env.pasur.observation",
+    "pasur_env.options": "pasur_env.core.options",
+    "pasur_env.policy": "pasur_env.core.policy",
+    "pasur_env.record": "pasur_env.pasur.record",
+    "pasur_env.render": "pasur_env.pasur.render",
+    "pasur_env.rewards": "pasur_env.pasur.rewards",
+    "pasur_env.rules": "pasur_env.pasur.rules",
+    "pasur_env.score_sheet": "pasur_env.pasur.score_sheet",
+    "pasur_env.single_agent": "pasur_env.pasur.single_agent",
+    "pasur_env.symmetry": "pasur_env.pasur.symmetry",
+    "pasur_env.vector_env": "pasur_env.pasur.vector_env",
+}
+install_aliases(MOVED_MODULES)
 
 
 def __getattr__(name: str):  # noqa: ANN202 - lazy: the vector env needs stable-baselines3
     if name == "PasurVecEnv":
-        from .vector_env import PasurVecEnv  # the train extra
+        from pasur_env.pasur.vector_env import PasurVecEnv  # the train extra
 
         return PasurVecEnv
+    if name == "PersianRummyVecEnv":
+        from pasur_env.rummy.vector_env import PersianRummyVecEnv  # the train extra
+
+        return PersianRummyVecEnv
     raise AttributeError(f"module 'pasur_env' has no attribute {name!r}")
 
 
@@ -42,7 +80,7 @@ def _register_gymnasium() -> None:
 
     if "pasur_env/Pasur-v0" not in gymnasium.registry:
         gymnasium.register(
-            id="pasur_env/Pasur-v0", entry_point="pasur_env.single_agent:PasurSingleAgentEnv"
+            id="pasur_env/Pasur-v0", entry_point="pasur_env.pasur.single_agent:PasurSingleAgentEnv"
         )
     if "pasur_env/PersianRummy-v0" not in gymnasium.registry:
         gymnasium.register(
@@ -60,6 +98,12 @@ __all__ = [
     "persian_rummy_v0",
     "PasurSingleAgentEnv",
     "PasurVecEnv",
+    "PersianRummySingleAgentEnv",
+    "PersianRummyVecEnv",
+    "RummyEngine",
+    "RummyStepInfo",
+    "RummyRules",
+    "make_rummy_rules",
     "Engine",
     "Position",
     "StepInfo",

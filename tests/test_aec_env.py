@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from pasur_env import Engine, Position, parse_cards, pasur_v0
-from pasur_env.observation import encode, encode_numpy, observation_layout, observation_size
+from pasur_env.pasur.observation import encode, encode_numpy, observation_layout, observation_size
 
 CONFIGS = [
     {"num_players": 2},

@@ -8,8 +8,8 @@ import pytest
 
 from agents import AGENT_NAMES, make_agent, register, register_loader
 from agents import registry as reg
-from agents.greedy import GreedyAgent
-from agents.heuristic import (
+from agents.pasur.greedy import GreedyAgent
+from agents.pasur.heuristic import (
     HeuristicAgent,
     best_of_draw_weights,
     club_value,
@@ -20,11 +20,11 @@ from agents.heuristic import (
     rank_set,
     reply_threat,
 )
-from agents.ismcts import ISMCTSAgent, canonical_infoset
+from agents.pasur.ismcts import ISMCTSAgent, canonical_infoset
 from pasur_env import Engine, GameView, Policy, Position, RandomPolicy, parse_card, parse_cards
-from pasur_env import kernels as K
-from pasur_env.cards import mask_of
-from pasur_env.loop import DecisionClock, play
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.cards import mask_of
+from pasur_env.pasur.loop import DecisionClock, play
 
 C = parse_card
 

@@ -35,7 +35,7 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 def server():
     import uvicorn
 
-    from agents.web.app import create_app
+    from agents.apps.web.app import create_app
 
     srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=0,
                                         log_level="warning"))

@@ -20,7 +20,7 @@ from pasur_env import (
     parse_cards,
     parse_deck,
 )
-from pasur_env.cards import (
+from pasur_env.pasur.cards import (
     RANKS,
     SUIT_SYMBOLS,
     SUITS,

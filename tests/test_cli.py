@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import main
-from agents.play import play
+from agents.apps.cli import main
+from agents.apps.terminal import play
 from pasur_env import card_code, parse_cards
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from pasur_env import Engine, PasurSingleAgentEnv, pasur_v0
-from pasur_env import kernels as K
-from pasur_env.cards import card_code, cards_of
-from pasur_env.drawing import table_scene, to_rgb, to_svg
-from pasur_env.record import GameRecord, replay
-from pasur_env.score_sheet import round_sheet
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.cards import card_code, cards_of
+from pasur_env.pasur.drawing import table_scene, to_rgb, to_svg
+from pasur_env.pasur.record import GameRecord, replay
+from pasur_env.pasur.score_sheet import round_sheet
 
 
 def test_svg_shows_only_what_the_viewer_sees() -> None:

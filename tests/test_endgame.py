@@ -1,4 +1,4 @@
-"""The exact last deal (agents/endgame.py): its values equal a plain minimax written here
+"""The exact last deal (agents/pasur/endgame.py): its values equal a plain minimax written here
 over the engine's public API (single actions, no pruning, no move ordering), under
 variant rules too; it acts only where every card is known; net-ismcts plays its move."""
 
@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.endgame import endgame_values
-from agents.net import MoveNet
-from agents.net.features import candidate_moves
-from agents.net.search import NetSearchAgent
+from agents.pasur.endgame import endgame_values
+from agents.pasur.net import MoveNet
+from agents.pasur.net.features import candidate_moves
+from agents.pasur.net.search import NetSearchAgent
 from pasur_env import Engine
-from pasur_env import kernels as K
-from pasur_env.observation import encode, observation_size
-from pasur_env.policy import GameView
-from pasur_env.rules import make_rules
+from pasur_env.core.policy import GameView
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.observation import encode, observation_size
+from pasur_env.pasur.rules import make_rules
 
 
 def _last_deal_position(seed: int, turns_left: int, **rules: object) -> Engine:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pasur_env import Engine, Position, Rules, card_code, make_rules, parse_card, parse_deck
-from pasur_env import kernels as K
+from pasur_env.pasur import kernels as K
 
 CODES = [card_code(c) for c in range(52)]
 

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from agents.base import Agent
-from agents.match import duplicate_engine, evaluate, seatings
+from agents.evaluation.match import duplicate_engine, evaluate, seatings
+from agents.evaluation.stats import Z975, cluster_mean_ci, mean_ci, t_quantile
+from agents.evaluation.tournament import ELO_PER_LOGIT, bradley_terry, tournament
 from agents.registry import parse_agent_spec
-from agents.stats import Z975, cluster_mean_ci, mean_ci, t_quantile
-from agents.tournament import ELO_PER_LOGIT, bradley_terry, tournament
 from pasur_env import Engine, GameView
-from pasur_env.observation import observation_size
-from pasur_env.rules import make_rules
+from pasur_env.pasur.observation import observation_size
+from pasur_env.pasur.rules import make_rules
 
 JSON_KEYS = {"a", "b", "rounds", "mean_point_diff", "ci95", "round_win_rate", "seconds"}
 

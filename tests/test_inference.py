@@ -1,4 +1,4 @@
-"""Inference from the opponent's plays (agents/inference.py): each play is read off the
+"""Inference from the opponent's plays (agents/pasur/inference.py): each play is read off the
 public change, the determinization holding the opponent's true hand explains a heuristic
 opponent's plays as well as their probability in the true positions says, and the
 weights reach the search only when asked for."""
@@ -8,9 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents._moves import MOVE_BUF, decision_moves
-from agents.heuristic import HeuristicAgent, heuristic_actions, heuristic_params, heuristic_scores
-from agents.inference import (
+from agents.pasur._moves import MOVE_BUF, decision_moves
+from agents.pasur.heuristic import (
+    HeuristicAgent,
+    heuristic_actions,
+    heuristic_params,
+    heuristic_scores,
+)
+from agents.pasur.inference import (
     MAX_PLAYS,
     NREC,
     R_CARD,
@@ -22,16 +27,16 @@ from agents.inference import (
     opponent_play,
     play_weights,
 )
-from agents.ismcts import canonical_infoset, search_values
-from agents.net import MoveNet
-from agents.net.features import candidate_moves
-from agents.net.search import NetSearchAgent
+from agents.pasur.ismcts import canonical_infoset, search_values
+from agents.pasur.net import MoveNet
+from agents.pasur.net.features import candidate_moves
+from agents.pasur.net.search import NetSearchAgent
 from pasur_env import Engine
-from pasur_env import kernels as K
-from pasur_env.cards import mask_of
-from pasur_env.loop import play
-from pasur_env.observation import observation_size
-from pasur_env.rules import make_rules
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.cards import mask_of
+from pasur_env.pasur.loop import play
+from pasur_env.pasur.observation import observation_size
+from pasur_env.pasur.rules import make_rules
 
 HP = heuristic_params()
 

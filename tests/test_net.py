@@ -11,15 +11,15 @@ import pytest
 pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.net import MoveNet, NetAgent  # noqa: E402
-from agents.net import agent as net_agent  # noqa: E402
-from agents.net.features import MOVE_WIDTH, candidate_moves  # noqa: E402
-from agents.net.search import NetSearchAgent, top_k_mask, value_gaps  # noqa: E402
+from agents.pasur.net import MoveNet, NetAgent  # noqa: E402
+from agents.pasur.net import agent as net_agent  # noqa: E402
+from agents.pasur.net.features import MOVE_WIDTH, candidate_moves  # noqa: E402
+from agents.pasur.net.search import NetSearchAgent, top_k_mask, value_gaps  # noqa: E402
 from pasur_env import Engine, GameView  # noqa: E402
-from pasur_env import kernels as K  # noqa: E402
-from pasur_env.loop import play  # noqa: E402
-from pasur_env.observation import encode, observation_size  # noqa: E402
-from pasur_env.rules import make_rules  # noqa: E402
+from pasur_env.pasur import kernels as K  # noqa: E402
+from pasur_env.pasur.loop import play  # noqa: E402
+from pasur_env.pasur.observation import encode, observation_size  # noqa: E402
+from pasur_env.pasur.rules import make_rules  # noqa: E402
 
 
 def tiny_net(players: int, seed: int = 0) -> MoveNet:
@@ -107,7 +107,7 @@ def test_net_ismcts_plays_the_networks_move_when_it_is_clear() -> None:
 
 @pytest.mark.parametrize("horizon", [0, 2])
 def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
-    from agents.ismcts import WHOLE_ROLLOUT, search_values
+    from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
     from train.net_data import SearchLabeler
 
     eng = Engine(8, seed=5, episode="round", auto_reset=False)

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pasur_env import Engine, Position, Rules
-from pasur_env import kernels as K
-from pasur_env.cards import cards_of
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.cards import cards_of
 
 PLAY, CAPTURE, DONE = 0, 1, 2
 ALL = (1 << 52) - 1
@@ -584,7 +584,7 @@ def test_options_and_steps_from_positions(spec, jack_sur: str) -> None:
 )
 def test_jack_sur_against_model(table, last_deal: bool, sur: dict, jack_sur: str) -> None:
     """Random play almost never reaches a lone jack on the table; build it (§5)."""
-    from pasur_env.cards import parse_cards
+    from pasur_env.pasur.cards import parse_cards
 
     tbl = parse_cards(table)
     jd = 41

@@ -17,7 +17,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="Ray RLlib is not installed (make rllib)")
 pytest.importorskip("ray.rllib")
 
-from agents.match import evaluate  # noqa: E402
+from agents.evaluation.match import evaluate  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from train import rllib_ppo  # noqa: E402
 from train.rllib_env import (  # noqa: E402

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pasur_env import Engine, Position, parse_card, parse_cards
-from pasur_env.cards import cards_of
+from pasur_env.pasur.cards import cards_of
 
 C = parse_card
 
@@ -73,7 +73,7 @@ def play(eng: Engine, *codes: str):
 
 
 def legal_codes(eng: Engine) -> list[str]:
-    from pasur_env.cards import card_code
+    from pasur_env.pasur.cards import card_code
 
     return [card_code(a % 52) for a in eng.legal_actions(0)]
 

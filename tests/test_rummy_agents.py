@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from agents.cli import main
+from agents.apps.cli import main
+from agents.evaluation.rummy_match import duplicate_rummy_engine, evaluate_rummy
 from agents.rummy import make_rummy_agent
 from agents.rummy.greedy import greedy_rummy_actions
-from agents.rummy.match import duplicate_rummy_engine, evaluate_rummy
-from pasur_env.policy import GameView
+from pasur_env.core.policy import GameView
 from pasur_env.rummy import RummyEngine, action_str
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.decks import deck_for

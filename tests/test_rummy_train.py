@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from agents.cli import main as cli_main  # noqa: E402
+from agents.apps.cli import main as cli_main  # noqa: E402
 from agents.rummy import make_rummy_agent  # noqa: E402
 from train import rummy_ppo  # noqa: E402
 from train.rummy_bc import collect_rummy  # noqa: E402

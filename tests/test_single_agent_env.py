@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
-from agents import OpponentPool, PolicyAgent, make_agent
+from agents import PolicyAgent, make_agent
 from pasur_env import CallablePolicy, GameView, PasurSingleAgentEnv
-from pasur_env.observation import encode, observation_size
+from pasur_env.pasur.observation import encode, observation_size
+from train.pool import OpponentPool
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Suit relabellings are symmetries of the rules (pasur_env.symmetry): a relabelled
+"""Suit relabellings are symmetries of the rules (pasur_env.pasur.symmetry): a relabelled
 position encodes to the relabelled observation, offers the relabelled moves with the
 same features, and plays out to the same points."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.net.features import candidate_moves, move_row_permutation
+from agents.pasur.net.features import candidate_moves, move_row_permutation
 from pasur_env import Engine
-from pasur_env import kernels as K
-from pasur_env.cards import TEN_DIAMONDS
-from pasur_env.observation import encode
-from pasur_env.symmetry import (
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.cards import TEN_DIAMONDS
+from pasur_env.pasur.observation import encode
+from pasur_env.pasur.symmetry import (
     observation_permutation,
     permute_states,
     random_card_permutations,

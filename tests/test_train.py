@@ -11,7 +11,7 @@ pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
 from pasur_env import Engine, GameView  # noqa: E402
-from pasur_env.observation import encode  # noqa: E402
+from pasur_env.pasur.observation import encode  # noqa: E402
 from train import ppo  # noqa: E402
 
 
@@ -83,7 +83,7 @@ def test_policy_agent_rejects_another_observation_layout(tmp_path) -> None:
     from sb3_contrib import MaskablePPO
 
     from agents import PolicyAgent
-    from pasur_env.vector_env import PasurVecEnv
+    from pasur_env.pasur.vector_env import PasurVecEnv
 
     venv = PasurVecEnv(2, opponent=make_agent("random"), seed=0, num_players=3)
     model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=16,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import OpponentPool, make_agent
+from agents import make_agent
 from pasur_env import GameView, PasurSingleAgentEnv
-from pasur_env.observation import encode
+from pasur_env.pasur.observation import encode
+from train.pool import OpponentPool
 
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
@@ -95,7 +96,7 @@ def test_terminal_observation_matches_engine_view():
         if done.any():
             i = int(np.flatnonzero(done)[0])
             # replay the last step on the copy to get the final state
-            from pasur_env.learner_games import LearnerGames
+            from pasur_env.pasur.learner_games import LearnerGames
 
             lg = LearnerGames(2, vec.rules, "round", "diff", None, 1, OpponentPool(["greedy"]))
             lg.engine.state[:] = before.state

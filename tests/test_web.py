@@ -17,10 +17,10 @@ pytest.importorskip("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from agents import registry  # noqa: E402
-from agents.web.app import create_app  # noqa: E402
-from pasur_env import kernels as K  # noqa: E402
-from pasur_env.cards import card_code, cards_of, parse_cards  # noqa: E402
-from pasur_env.record import GameRecord, replay  # noqa: E402
+from agents.apps.web.app import create_app  # noqa: E402
+from pasur_env.pasur import kernels as K  # noqa: E402
+from pasur_env.pasur.cards import card_code, cards_of, parse_cards  # noqa: E402
+from pasur_env.pasur.record import GameRecord, replay  # noqa: E402
 
 CODE = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])[CDHS](?![A-Za-z0-9])")
 
@@ -197,12 +197,12 @@ def test_a_slow_search_does_not_stall_other_games(monkeypatch) -> None:
     another game's requests are answered meanwhile."""
     import uvicorn
 
-    from agents.ismcts import ISMCTSAgent
+    from agents.pasur.ismcts import ISMCTSAgent
 
     monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))
     monkeypatch.setattr(registry, "AGENT_NAMES", list(registry.AGENT_NAMES))
     registry.register("slow", lambda seed=None: ISMCTSAgent(seed=seed, budget=60_000))
-    from agents.web import sessions
+    from agents.apps.web import sessions
 
     monkeypatch.setattr(sessions, "AGENT_NAMES", registry.AGENT_NAMES)
     app = create_app()
@@ -238,7 +238,7 @@ def test_a_slow_search_does_not_stall_other_games(monkeypatch) -> None:
 
 
 def test_save_games_writes_records_that_replay(tmp_path) -> None:
-    from agents.match import evaluate
+    from agents.evaluation.match import evaluate
 
     evaluate("greedy", "random", rounds=8, seed=4, progress=False, save_games=tmp_path,
              mode="game", games=2, target_score=15)

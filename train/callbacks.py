@@ -15,8 +15,9 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents import OpponentPool, policy_snapshot
-from agents.match import evaluate
+from agents import policy_snapshot
+from agents.evaluation.match import evaluate
+from train.pool import OpponentPool
 
 __all__ = [
     "OpponentSchedule",
@@ -113,7 +114,7 @@ class PeriodicEvaluation(_EveryN):
     TensorBoard (``eval/...``) and appended to ``evals_csv``.
 
     ``evaluate_fn(agent, opponent, rounds=, seed=, progress=)`` plays the matches
-    (:func:`agents.match.evaluate`, Pasur, by default; another game passes its own, e.g.
+    (:func:`agents.evaluation.match.evaluate`, Pasur, by default; another game passes its own, e.g.
     :func:`train.rummy_ppo.evaluate_fn`); its result needs ``mean_point_diff``, ``ci95``
     and ``round_win_rate``.
     """

@@ -95,7 +95,7 @@ class Args:
     """temperature of those softmaxes, in round points"""
     augment: bool = True
     """fit on randomly relabelled copies of each decision (the non-club suits exchanged
-    rank by rank, a symmetry of the rules: :mod:`pasur_env.symmetry`)"""
+    rank by rank, a symmetry of the rules: :mod:`pasur_env.pasur.symmetry`)"""
     eval_rounds: int = 2_000
     """duplicate-deal rounds per opponent after each iteration"""
     eval_opponents: str = "greedy,heuristic"
@@ -180,7 +180,7 @@ class State:
     iteration: int = 0
     seconds: float = 0.0
     data: list[Any] = dataclasses.field(default_factory=list)
-    net: Any = None  # agents.net.MoveNet
+    net: Any = None  # agents.pasur.net.MoveNet
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
@@ -198,7 +198,7 @@ def save_checkpoint(run_dir: Path, state: State) -> None:
 
 def load_checkpoint(run_dir: Path) -> State | None:
     """The run's state from its checkpoint files, or None when there is none."""
-    from agents.net import MoveNet
+    from agents.pasur.net import MoveNet
     from train.net_data import Dataset
 
     path = run_dir / "checkpoint.json"
@@ -214,7 +214,7 @@ def load_checkpoint(run_dir: Path) -> State | None:
 def opponent_mix(args: Args, net: Any) -> tuple[dict[str, float], dict[str, Any]]:
     """The labeler's opponents (name -> weight) and the objects for names the registry
     does not build (the network being trained)."""
-    from agents.net import NetAgent
+    from agents.pasur.net import NetAgent
 
     mix: dict[str, float] = {}
     for item in args.opponent_mix.split(","):
@@ -231,7 +231,7 @@ def _horizon_text(horizon: int) -> str:
 
 def label(args: Args, state: State, decisions: int, deadline: float | None) -> Any:
     """One iteration's labelled decisions (:func:`train.net_data.generate`)."""
-    from agents.progress import Progress
+    from agents.evaluation.progress import Progress
     from train.net_data import SearchLabeler, generate
 
     seed = args.seed * 1000 + state.iteration
@@ -252,7 +252,7 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
     """Fit the network on all the data so far, warm-starting from the last one."""
     import torch
 
-    from agents.progress import Progress
+    from agents.evaluation.progress import Progress
     from train.net_data import Dataset
     from train.net_fit import FitSettings, TorchMoveNet, fit
 
@@ -290,8 +290,8 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
 def evaluate_network(args: Args, state: State, opponents: str, rounds: int,
                      seed: int) -> list[Any]:
     """Duplicate-deal matches of the network against ``opponents`` (``name[:rounds]``)."""
-    from agents.match import evaluate
-    from agents.net import NetAgent
+    from agents.evaluation.match import evaluate
+    from agents.pasur.net import NetAgent
 
     results = []
     for item in opponents.split(","):

@@ -1,13 +1,13 @@
 """Positions labelled by search: the training data of the move-scoring network.
 
 A :class:`SearchLabeler` is a policy: at each of its decisions it lists the candidate
-moves with their features (:func:`agents.net.features.candidate_moves`), runs
-determinized search to value *every* move (:func:`agents.ismcts.search_values`), records
+moves with their features (:func:`agents.pasur.net.features.candidate_moves`), runs
+determinized search to value *every* move (:func:`agents.pasur.ismcts.search_values`), records
 the observation, the move rows and the values, and plays the best move (or, with
 probability ``explore``, a uniformly random one, so that the data also holds the
 positions that follow weaker play). :func:`generate` plays rounds with the labeler in
 some seats and opponents drawn from a mix in the others, through the one play loop
-(:func:`pasur_env.loop.play`), until it has the number of decisions asked for.
+(:func:`pasur_env.pasur.loop.play`), until it has the number of decisions asked for.
 Forced decisions (one move) carry no information and are not recorded.
 """
 
@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from agents._moves import emit_actions
-from agents.ismcts import WHOLE_ROLLOUT, search_values
-from agents.net.agent import best_moves
-from agents.net.features import candidate_moves
+from agents.pasur._moves import emit_actions
+from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
+from agents.pasur.net.agent import best_moves
+from agents.pasur.net.features import candidate_moves
 from pasur_env import Engine, GameView
-from pasur_env.loop import play
-from pasur_env.policy import Policy, check_actions
+from pasur_env.core.policy import Policy, check_actions
+from pasur_env.pasur.loop import play
 
 __all__ = ["Dataset", "SearchLabeler", "generate"]
 
@@ -81,7 +81,7 @@ class SearchLabeler:
         explore: probability of playing a uniformly random candidate move instead.
         rollout, plies, horizon: the search's rollout policy and depth (as
             :class:`agents.ISMCTSAgent`).
-        student: a network (:class:`agents.net.MoveNet`) whose own choice is played with
+        student: a network (:class:`agents.pasur.net.MoveNet`) whose own choice is played with
             probability ``follow`` instead of the search's: the labels then also cover
             the positions the network's own play leads to (DAgger).
         follow: see ``student``.

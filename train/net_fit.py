@@ -1,6 +1,6 @@
 """Fitting the move-scoring network to search labels (torch), and exporting it to numpy.
 
-:class:`TorchMoveNet` has exactly the parameters of :class:`agents.net.MoveNet` (the
+:class:`TorchMoveNet` has exactly the parameters of :class:`agents.pasur.net.MoveNet` (the
 numpy network the agents run), so a fitted model is exported array for array
 (:meth:`TorchMoveNet.to_numpy`) and a shipped one can be fitted further
 (:meth:`TorchMoveNet.from_numpy`).
@@ -17,7 +17,7 @@ The loss, per decision of the batch (values ``v_m`` from search for its moves ``
   is made, on the moves near the top.
 
 With ``augment`` every decision of a minibatch is seen under a random symmetry of the
-rules (:mod:`pasur_env.symmetry`: the non-club suits exchanged rank by rank, 10♦
+rules (:mod:`pasur_env.pasur.symmetry`: the non-club suits exchanged rank by rank, 10♦
 kept): its observation's and its move rows' card planes are relabelled, its values
 stay. The network then learns that "7♥" and "7♠" play alike instead of learning each
 card apart; on the same labels it plays clearly stronger (measured: README, *Training*).
@@ -32,18 +32,17 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.net.features import MOVE_WIDTH, move_row_permutation
-from agents.net.model import PARAM_NAMES, MoveNet
-from pasur_env.rules import make_rules
-from pasur_env.symmetry import observation_permutation, random_card_permutations
-
-from .net_data import Dataset
+from agents.pasur.net.features import MOVE_WIDTH, move_row_permutation
+from agents.pasur.net.model import PARAM_NAMES, MoveNet
+from pasur_env.pasur.rules import make_rules
+from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
+from train.net_data import Dataset
 
 __all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
 
 
 class TorchMoveNet(nn.Module):
-    """The network of :class:`agents.net.MoveNet` in torch."""
+    """The network of :class:`agents.pasur.net.MoveNet` in torch."""
 
     def __init__(self, obs_size: int, hidden: int, hidden2: int) -> None:
         super().__init__()

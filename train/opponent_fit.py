@@ -1,7 +1,7 @@
 """Fit the opponent model of ``net-ismcts``'s inference to an agent's plays.
 
 ``net-ismcts`` weights each determinization by how likely the opponent was to make its
-plays of the deal with the hand the determinization gives it (:mod:`agents.inference`).
+plays of the deal with the hand the determinization gives it (:mod:`agents.pasur.inference`).
 The model of the opponent is the heuristic: a play's probability is
 ``(1 - floor) * softmax(beta * heuristic score) + floor / moves``. ``beta`` says how
 closely the opponent follows the heuristic's scores (in points), ``floor`` how often it
@@ -26,12 +26,12 @@ import numpy as np
 import tyro
 
 from agents import make_agent
-from agents._moves import MOVE_BUF, decision_moves
-from agents.heuristic import heuristic_params, heuristic_scores
-from agents.inference import model_log_prob
+from agents.pasur._moves import MOVE_BUF, decision_moves
+from agents.pasur.heuristic import heuristic_params, heuristic_scores
+from agents.pasur.inference import model_log_prob
 from pasur_env import Engine, GameView
-from pasur_env import kernels as K
-from pasur_env.loop import play
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.loop import play
 
 
 @dataclass

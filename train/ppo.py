@@ -202,7 +202,7 @@ def cli_of(args: Args) -> list[str]:
 # ---- the pieces of a run ------------------------------------------------------------------
 def make_pool(args: Args, schedule: dict[str, tuple[float, float]]) -> Any:
     """The opponent pool: the scheduled scripted agents; snapshots join during training."""
-    from agents import OpponentPool
+    from train.pool import OpponentPool
 
     return OpponentPool(
         [(n, n, schedule[n][0]) for n in schedule if n != "self"], sampling="weights",
@@ -215,7 +215,7 @@ def make_env(args: Args, pool: Any, run_dir: Path) -> tuple[Any, Any]:
     shaping -> reward scaling. Returns ``(env, the PasurVecEnv)``."""
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from pasur_env.vector_env import PasurVecEnv
+    from pasur_env.pasur.vector_env import PasurVecEnv
     from train.wrappers import PotentialShaping, ScaleReward
 
     seat: int | str = int(args.learner_seat) if args.learner_seat.isdigit() else args.learner_seat
@@ -308,7 +308,7 @@ def final_evaluation(args: Args, run_dir: Path) -> list[Any]:
     from sb3_contrib import MaskablePPO
 
     from agents import PolicyAgent
-    from agents.match import evaluate
+    from agents.evaluation.match import evaluate
 
     agent = PolicyAgent(MaskablePPO.load(run_dir / "model.zip", device="cpu"),
                         deterministic=True, name=f"{args.name}/model.zip")

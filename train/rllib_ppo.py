@@ -11,7 +11,7 @@ Read top to bottom (CleanRL style):
      ``snapshot_every`` iterations the oldest slot receives ``main``'s weights.
    * ``single``: the Gymnasium env; the other seats are the project's scripted agents
      (an ``OpponentPool`` with the ``opponents`` weights), the same set-up as the SB3 path.
-3. The network is the project's own :class:`agents.rllib_module.MaskedPPOModule`
+3. The network is the project's own :class:`agents.learned.rllib_module.MaskedPPOModule`
    (policy and value MLPs, illegal logits masked); observations are adapted to RLlib's
    ``{"observations", "action_mask"}`` keys by ``train/rllib_env.py``.
 4. Each iteration: env runners (``num_env_runners`` Ray actors, or the driver itself
@@ -166,7 +166,7 @@ def build_config(args: Args) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.tune.registry import register_env
 
-    from agents.rllib_module import MaskedPPOModule
+    from agents.learned.rllib_module import MaskedPPOModule
     from train import rllib_env as E
 
     env_kwargs = {"num_players": args.players}
@@ -210,8 +210,8 @@ def copy_into_snapshot(algo: Any, slot: str) -> None:
 # ---- evaluation, logging ------------------------------------------------------------------
 def evaluate_module(args: Args, algo: Any, rounds: int, seed: int) -> dict[str, Any]:
     """The learner's module against each evaluation opponent (duplicate deals)."""
-    from agents.match import evaluate
-    from agents.rllib_agent import RLlibAgent
+    from agents.evaluation.match import evaluate
+    from agents.learned.rllib_agent import RLlibAgent
 
     agent = RLlibAgent(algo.get_module(learner_module_id(args)), name=args.name)
     out = {}
@@ -267,7 +267,7 @@ class RunLog:
 # ---- the run ------------------------------------------------------------------------------
 def train_loop(args: Args, algo: Any, run_dir: Path, log: RunLog) -> dict[str, Any]:
     """``algo.train()`` until the time or step budget; snapshots, evals, checkpoints."""
-    from agents.progress import Progress
+    from agents.evaluation.progress import Progress
     from train.rllib_env import snapshot_ids
 
     module_id = learner_module_id(args)

@@ -7,7 +7,7 @@ leave). Every teacher decision is recorded as (the mover's observation, its lega
 mask, the teacher's action, the mover's team's final round-point difference), in the
 :class:`train.bc.Demonstrations` layout, so :func:`train.bc.pretrain` fits a
 MaskablePPO policy to it unchanged. The deals are played by the project's one
-Persian Rummy loop (:func:`agents.rummy.match.play_rummy`); a recording wrapper around
+Persian Rummy loop (:func:`agents.evaluation.rummy_match.play_rummy`); a recording wrapper around
 the teacher sees exactly what the teacher is asked, so no loop is duplicated here.
 """
 
@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.evaluation.rummy_match import play_rummy
 from agents.rummy import make_rummy_agent
-from agents.rummy.match import play_rummy
-from pasur_env.policy import GameView, Policy
+from pasur_env.core.policy import GameView, Policy
 from pasur_env.rummy import RummyEngine
 from train.bc import Demonstrations
 

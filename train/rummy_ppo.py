@@ -16,7 +16,7 @@ imports: argument parsing, model construction, checkpoints, callbacks, plots):
    beat PPO from scratch against ``greedy`` (+109.7 against +104.3) and clearly
    against ``random`` (+173.9 against +148.2) (``docs/persian_rummy.md``, Training).
 4. Every ``eval_every`` steps the current policy plays duplicate deals against the
-   evaluation opponents (:func:`agents.rummy.match.evaluate_rummy`); ``evals.csv``
+   evaluation opponents (:func:`agents.evaluation.rummy_match.evaluate_rummy`); ``evals.csv``
    and TensorBoard get the figures. Checkpoints allow ``--resume``.
 5. At the end: ``runs/<name>/model.zip`` (an agent:
    ``pasur eval --game persian_rummy runs/<name>/model.zip greedy``), the final
@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents.evaluation.rummy_match import RummyEvalResult, evaluate_rummy
 from agents.rummy import make_rummy_agent
-from agents.rummy.match import RummyEvalResult, evaluate_rummy
 
 
 @dataclass

@@ -10,9 +10,9 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from pasur_env.cards import POINTS_OF
-from pasur_env.observation import observation_layout
-from pasur_env.rules import Rules
+from pasur_env.pasur.cards import POINTS_OF
+from pasur_env.pasur.observation import observation_layout
+from pasur_env.pasur.rules import Rules
 
 
 class ScaleReward(VecEnvWrapper):

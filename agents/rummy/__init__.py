@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pasur_env.policy import Policy, RandomPolicy
-
-from .greedy import RummyGreedyAgent
-from .rollout import RummyRolloutAgent
+from agents.rummy.greedy import RummyGreedyAgent
+from agents.rummy.rollout import RummyRolloutAgent
+from pasur_env.core.policy import Policy, RandomPolicy
 
 __all__ = ["RUMMY_AGENTS", "make_rummy_agent", "RummyGreedyAgent", "RummyRolloutAgent"]
 
@@ -33,7 +32,7 @@ def make_rummy_agent(name: str, seed: int | None = None, **kwargs: Any) -> Polic
     ending in ``.zip`` (``train.rummy_ppo``'s ``model.zip``; it plays its most probable
     legal action). An unknown name raises ``ValueError``."""
     if name.lower().endswith(".zip"):
-        from ..sb3_policy import PolicyAgent  # imports torch and SB3 only when used
+        from agents.learned.sb3 import PolicyAgent  # imports torch and SB3 only when used
 
         kwargs.setdefault("deterministic", True)
         return PolicyAgent(name, seed=seed, **kwargs)

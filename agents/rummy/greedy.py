@@ -20,15 +20,14 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from pasur_env.kernels.bits import highest, lowest
-from pasur_env.kernels.compile import BatchKernel
-from pasur_env.policy import GameView, check_actions
+from agents.base import Agent
+from agents.rummy.plan import best_layoff, best_meld, plan_turn
+from pasur_env.core.bits import highest, lowest
+from pasur_env.core.compile import BatchKernel
+from pasur_env.core.policy import GameView, check_actions
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.cards import VALUE_OF
 from pasur_env.rummy.kernels.legal import take_ok, target_ok
-
-from ..base import Agent
-from .plan import best_layoff, best_meld, plan_turn
 
 __all__ = ["RummyGreedyAgent", "greedy_rummy_actions"]
 

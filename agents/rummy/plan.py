@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pasur_env.kernels.bits import highest, lowest, popcount
+from pasur_env.core.bits import highest, lowest, popcount
 from pasur_env.rummy.cards import JOKER_BITS, VALUE_OF
 from pasur_env.rummy.kernels.melds import SUIT0_BITS, extends, is_four_set, mask_value, run_places
 

@@ -21,15 +21,14 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from pasur_env.kernels.bits import popcount
-from pasur_env.kernels.compile import BatchKernel
-from pasur_env.kernels.rng import splitmix_next
-from pasur_env.policy import GameView, check_actions
+from agents.base import Agent
+from agents.rummy.greedy import greedy_rummy_action, greedy_rummy_actions
+from pasur_env.core.bits import popcount
+from pasur_env.core.compile import BatchKernel
+from pasur_env.core.policy import GameView, check_actions
+from pasur_env.core.rng import splitmix_next
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.kernels.step import apply_action
-
-from ..base import Agent
-from .greedy import greedy_rummy_action, greedy_rummy_actions
 
 __all__ = ["RummyRolloutAgent"]
 

@@ -6,10 +6,10 @@ observation encoder and the envs' helpers. It shares with the Pasur engine only 
 truly common: card codes, the splitmix64 streams and the batch-kernel builder.
 """
 
-from .actions import action_str, parse_action
-from .cards import card_code, parse_card, parse_deck
-from .engine import RummyEngine, RummyStepInfo
-from .rules import RummyRules, make_rummy_rules
+from pasur_env.rummy.actions import action_str, parse_action
+from pasur_env.rummy.cards import card_code, parse_card, parse_deck
+from pasur_env.rummy.engine import RummyEngine, RummyStepInfo
+from pasur_env.rummy.rules import RummyRules, make_rummy_rules
 
 __all__ = [
     "RummyEngine", "RummyStepInfo", "RummyRules", "make_rummy_rules", "action_str", "parse_action",

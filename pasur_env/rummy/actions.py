@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .cards import card_code, parse_card
-from .kernels import state as S
+from pasur_env.rummy.cards import card_code, parse_card
+from pasur_env.rummy.kernels import state as S
 
 __all__ = ["action_str", "parse_action"]
 

@@ -1,6 +1,6 @@
 """Persian Rummy cards: the Pasur card ids plus four jokers (``docs/persian_rummy.md`` §1).
 
-The 52 ordinary cards keep the Pasur ids and codes (:mod:`pasur_env.cards`), so the
+The 52 ordinary cards keep the Pasur ids and codes (:mod:`pasur_env.pasur.cards`), so the
 two games share one card vocabulary; the jokers are ids 52..55 (codes ``JK1``..``JK4``).
 A set of cards is a 56-bit mask, which still fits an ``int64``.
 
@@ -14,10 +14,10 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..cards import NUM_CARDS as NUM_ORDINARY
-from ..cards import card_code as ordinary_code
-from ..cards import card_str as ordinary_str
-from ..cards import parse_card as parse_ordinary
+from pasur_env.core.cards import NUM_CARDS as NUM_ORDINARY
+from pasur_env.core.cards import card_code as ordinary_code
+from pasur_env.core.cards import card_str as ordinary_str
+from pasur_env.core.cards import parse_card as parse_ordinary
 
 __all__ = [
     "NUM_CARDS", "JOKERS", "JOKER_BITS", "ALL_BITS", "VALUE_OF", "RUN_POS",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import NUM_CARDS, card_code, parse_card, parse_deck
+from pasur_env.rummy.cards import NUM_CARDS, card_code, parse_card, parse_deck
 
 __all__ = ["deck_for"]
 

@@ -1,6 +1,6 @@
 """A picture of a Persian Rummy table (the envs' ``rgb_array`` render and ``svg()``).
 
-It reuses Pasur's drawing (:mod:`pasur_env.drawing`: the same card faces, scene
+It reuses Pasur's drawing (:mod:`pasur_env.core.drawing`: the same card faces, scene
 primitives, SVG and Pillow painters) and adds what this game needs: jokers, the melds
 on the table with the team credited for each card, and the discard pile. Like the text
 render, it shows a viewer only what that seat may see: other hands face down, except
@@ -11,11 +11,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..drawing import CARD_H, CARD_W, INK, PALE, RED, Group, Rect, Scene, Text, card_scene
-from .kernels import state as S
+from pasur_env.core.drawing import (
+    CARD_H,
+    CARD_W,
+    INK,
+    PALE,
+    RED,
+    Group,
+    Rect,
+    Scene,
+    Text,
+    card_scene,
+)
+from pasur_env.rummy.kernels import state as S
 
 if TYPE_CHECKING:
-    from .engine import RummyEngine
+    from pasur_env.rummy.engine import RummyEngine
 
 __all__ = ["rummy_table_scene"]
 

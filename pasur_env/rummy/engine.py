@@ -3,7 +3,7 @@
 Same design as :class:`pasur_env.Engine`: the rules live in
 :mod:`pasur_env.rummy.kernels`; this class validates input, picks serial or parallel
 kernels, and exposes the state. Seeds are independent of the batch size: game ``b``
-gets the splitmix64 stream of ``(seed, b)`` (:mod:`pasur_env.kernels.rng`).
+gets the splitmix64 stream of ``(seed, b)`` (:mod:`pasur_env.core.rng`).
 
 Example::
 
@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from ..batch_args import action_array, game_indices, take_indices
-from ..kernels.compile import BatchKernel
-from ..kernels.rng import stream_base
-from . import kernels as K
-from .actions import action_str
-from .cards import cards_of, parse_deck
-from .rules import RummyRules, make_rummy_rules
+from pasur_env.core.args import action_array, game_indices, take_indices
+from pasur_env.core.compile import BatchKernel
+from pasur_env.core.rng import stream_base
+from pasur_env.rummy import kernels as K
+from pasur_env.rummy.actions import action_str
+from pasur_env.rummy.cards import cards_of, parse_deck
+from pasur_env.rummy.rules import RummyRules, make_rummy_rules
 
 __all__ = ["RummyEngine", "RummyStepInfo"]
 
@@ -276,6 +276,6 @@ class RummyEngine:
 
     def render(self, game: int = 0, viewer: int | None = None) -> str:
         """Text picture of one game (``viewer`` hides the other hands)."""
-        from .render import render_text
+        from pasur_env.rummy.render import render_text
 
         return render_text(self, game, viewer)

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ..policy import GameView, Policy, check_actions
-from .engine import RummyEngine
-from .observation import OBS_SIZE, observe_batch
-from .rewards import round_infos, seat_rewards
-from .rules import RummyRules
+from pasur_env.core.policy import GameView, Policy, check_actions
+from pasur_env.rummy.engine import RummyEngine
+from pasur_env.rummy.observation import OBS_SIZE, observe_batch
+from pasur_env.rummy.rewards import round_infos, seat_rewards
+from pasur_env.rummy.rules import RummyRules
 
 __all__ = ["RummyLearnerGames"]
 

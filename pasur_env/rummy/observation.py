@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernels import state as S
-from .kernels.melds import extends
+from pasur_env.rummy.kernels import state as S
+from pasur_env.rummy.kernels.melds import extends
 
 O_HAND, O_TABLE, O_EXTENDS, O_PILE, O_ORDER = 0, 56, 168, 224, 280
 O_TAKEN, O_PICKED, O_TARGET, O_PENDING = 336, 504, 560, 616

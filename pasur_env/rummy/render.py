@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .cards import card_str, cards_of
-from .kernels import state as S
-from .kernels.melds import meld_kind
+from pasur_env.rummy.cards import card_str, cards_of
+from pasur_env.rummy.kernels import state as S
+from pasur_env.rummy.kernels.melds import meld_kind
 
 if TYPE_CHECKING:
-    from .engine import RummyEngine
+    from pasur_env.rummy.engine import RummyEngine
 
 
 def _cards(ids: list[int]) -> str:

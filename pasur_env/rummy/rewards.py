@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..options import REWARD_MODES
-from .engine import RummyStepInfo
+from pasur_env.core.options import REWARD_MODES
+from pasur_env.rummy.engine import RummyStepInfo
 
 #: team of each seat: partners sit opposite
 SEAT_TEAM = np.array([0, 1, 0, 1], dtype=np.int64)

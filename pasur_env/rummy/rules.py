@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .kernels import state as S
+from pasur_env.rummy.kernels import state as S
 
 __all__ = ["RummyRules", "make_rummy_rules"]
 

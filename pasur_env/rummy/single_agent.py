@@ -13,13 +13,13 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
-from ..options import check_modes, check_render_mode
-from ..policy import RandomPolicy, as_policy
-from ..single_agent import LegalActionSpace
-from .kernels import state as S
-from .learner_games import RummyLearnerGames
-from .observation import OBS_SIZE
-from .rules import make_rummy_rules
+from pasur_env.core.options import check_modes, check_render_mode
+from pasur_env.core.policy import RandomPolicy, as_policy
+from pasur_env.core.spaces import LegalActionSpace
+from pasur_env.rummy.kernels import state as S
+from pasur_env.rummy.learner_games import RummyLearnerGames
+from pasur_env.rummy.observation import OBS_SIZE
+from pasur_env.rummy.rules import make_rummy_rules
 
 __all__ = ["PersianRummySingleAgentEnv"]
 

@@ -1,5 +1,5 @@
 """Stable-Baselines3 ``VecEnv`` of Persian Rummy over one batched engine (as
-:mod:`pasur_env.vector_env` for Pasur).
+:mod:`pasur_env.pasur.vector_env` for Pasur).
 
 One :class:`RummyEngine` holds ``num_envs`` games; the learner's actions go to all of
 them in one step, then partners and opponents act batched until every game waits for
@@ -21,12 +21,12 @@ from stable_baselines3.common.vec_env.base_vec_env import (
     VecEnvStepReturn,
 )
 
-from ..options import check_modes
-from ..policy import RandomPolicy, as_policy
-from .kernels import state as S
-from .learner_games import RummyLearnerGames
-from .observation import OBS_SIZE
-from .rules import make_rummy_rules
+from pasur_env.core.options import check_modes
+from pasur_env.core.policy import RandomPolicy, as_policy
+from pasur_env.rummy.kernels import state as S
+from pasur_env.rummy.learner_games import RummyLearnerGames
+from pasur_env.rummy.observation import OBS_SIZE
+from pasur_env.rummy.rules import make_rummy_rules
 
 __all__ = ["PersianRummyVecEnv"]
 

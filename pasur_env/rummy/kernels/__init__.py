@@ -5,13 +5,20 @@
 :mod:`.score` (the count), :mod:`.playout` (random play in compiled code).
 """
 
-from .deal import reset_kernel, seed_streams, shuffle
-from .legal import fill_mask, is_legal, legal_mask_kernel
-from .melds import can_complete, extends, is_four_set, is_meld, mask_value, meld_kind
-from .playout import pick_legal, playout_kernel, random_actions_kernel
-from .state import *  # noqa: F403
-from .state import __all__ as _state_names
-from .step import step_kernel
+from pasur_env.rummy.kernels.deal import reset_kernel, seed_streams, shuffle
+from pasur_env.rummy.kernels.legal import fill_mask, is_legal, legal_mask_kernel
+from pasur_env.rummy.kernels.melds import (
+    can_complete,
+    extends,
+    is_four_set,
+    is_meld,
+    mask_value,
+    meld_kind,
+)
+from pasur_env.rummy.kernels.playout import pick_legal, playout_kernel, random_actions_kernel
+from pasur_env.rummy.kernels.state import *  # noqa: F403
+from pasur_env.rummy.kernels.state import __all__ as _state_names
+from pasur_env.rummy.kernels.step import step_kernel
 
 __all__ = [
     *_state_names,

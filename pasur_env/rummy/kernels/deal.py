@@ -1,7 +1,7 @@
 """Shuffling and dealing (``docs/persian_rummy.md`` §3), from each game's own stream.
 
 The random numbers come from the splitmix64 streams shared with the Pasur engine
-(:mod:`pasur_env.kernels.rng`); each game keeps its stream in its own ``RNG`` column,
+(:mod:`pasur_env.core.rng`); each game keeps its stream in its own ``RNG`` column,
 so a game's deals never depend on the batch size or on the other games.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ...kernels.rng import GOLDEN, mix64, splitmix_next
-from .state import (
+from pasur_env.core.rng import GOLDEN, mix64, splitmix_next
+from pasur_env.rummy.kernels.state import (
     BONUS,
     CREDIT,
     DEAL,

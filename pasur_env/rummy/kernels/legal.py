@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from ...kernels.bits import highest, lowest
-from .melds import can_complete, extends, is_meld
-from .state import (
+from pasur_env.core.bits import highest, lowest
+from pasur_env.rummy.kernels.melds import can_complete, extends, is_meld
+from pasur_env.rummy.kernels.state import (
     CHOOSE,
     DISCARD0,
     DRAW,

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ...kernels.bits import highest, lowest, popcount
-from ..cards import JOKER_BITS, RUN_POS, VALUE_OF
+from pasur_env.core.bits import highest, lowest, popcount
+from pasur_env.rummy.cards import JOKER_BITS, RUN_POS, VALUE_OF
 
 #: the cards of one suit (bit 4r + s for every rank r), shifted left by the suit index
 SUIT0_BITS = sum(1 << (4 * r) for r in range(13))

@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .legal import fill_mask
-from .state import NINFO, NUM_ACTIONS
-from .step import apply_action
+from pasur_env.rummy.kernels.legal import fill_mask
+from pasur_env.rummy.kernels.state import NINFO, NUM_ACTIONS
+from pasur_env.rummy.kernels.step import apply_action
 
 
 @njit(cache=True)

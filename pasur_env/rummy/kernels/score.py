@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .deal import next_deal, start_game
-from .melds import mask_value
-from .state import (
+from pasur_env.rummy.kernels.deal import next_deal, start_game
+from pasur_env.rummy.kernels.melds import mask_value
+from pasur_env.rummy.kernels.state import (
     BONUS,
     CREDIT,
     DEAL,

@@ -1,6 +1,6 @@
 """The one home of the Persian Rummy engine's constants: state columns, phases, actions.
 
-Same design as the Pasur engine (:mod:`pasur_env.kernels.state`): a batch of B games is
+Same design as the Pasur engine (:mod:`pasur_env.pasur.kernels.state`): a batch of B games is
 one ``int64`` array ``(B, NCOL)``, one row per game, so copying and slicing games are
 plain numpy row operations. Sets of cards are 56-bit masks (bit ``c`` = card ``c``).
 The rules reach the kernels as the small ``params`` vector (indices ``P_*``); a step

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from .legal import is_legal, layoff_count, pile_index
-from .melds import extends, is_four_set, mask_value
-from .score import end_round
-from .state import (
+from pasur_env.rummy.kernels.legal import is_legal, layoff_count, pile_index
+from pasur_env.rummy.kernels.melds import extends, is_four_set, mask_value
+from pasur_env.rummy.kernels.score import end_round
+from pasur_env.rummy.kernels.state import (
     BONUS,
     CHOOSE,
     CREDIT,

@@ -1,0 +1,287 @@
+"""The ``pasur`` command: evaluate agents, run tournaments, play in the terminal.
+
+::
+
+    pasur eval greedy random --rounds 10000 --json out.json
+    pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
+    pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
+    pasur play --opponent heuristic --players 2 --seed 7
+    pasur demo --players 3
+    pasur serve --port 8000
+    pasur replay games/greedy_vs_random_seed0.jsonl --game 3
+    pasur agents
+
+Agent specs are registry names (``pasur agents`` lists them), optionally with
+options (``ismcts:budget=200``), or paths of saved models once a loader is
+registered. Rule flags go through ``--rule flag=value`` (``--rule target_score=31
+sur_points=3``) and ``--preset``. See docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from agents.registry import parse_value
+
+__all__ = ["main", "build_parser"]
+
+
+def _rules(items: Sequence[str] | None) -> dict[str, Any]:
+    flags: dict[str, Any] = {}
+    for item in items or ():
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(
+                f"--rule expects flag=value (e.g. target_score=31), got {item!r}; "
+                "put --rule after the agent names"
+            )
+        flags[key.strip()] = parse_value(value)
+    return flags
+
+
+def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
+    p.add_argument("--rounds", type=int, default=rounds,
+                   help=f"rounds to play (per pair in a tournament; default {rounds})")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                   help="players per game (4 = two teams); default 2")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
+    p.add_argument("--batch", type=int, default=4096,
+                   help="games advanced together (default 4096)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
+    p.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
+                   help="rule flags, e.g. --rule target_score=31 sur_points=3")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pasur",
+        description="Pasur agents: duplicate-deal evaluation, tournaments, and play.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    ev = sub.add_parser(
+        "eval", help="evaluate agent A against agent B on duplicate deals",
+        description="Play A against B on duplicate deals (every deal in all seatings) and "
+        "report A's mean point difference per round with a 95% confidence interval.",
+    )
+    ev.add_argument("a", help="agent A (e.g. greedy, heuristic, ismcts:budget=200)")
+    ev.add_argument("b", help="agent B")
+    _add_common(ev, 10_000)
+    ev.add_argument("--games", type=int, default=None,
+                    help="also play this many games to the target score (game win rate)")
+    ev.add_argument("--mode", choices=("round", "game"), default="round",
+                    help="round: one-round deals (default); game: only games to the target")
+    ev.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
+                    help="write the result as JSON to PATH (no PATH or '-': stdout)")
+    ev.add_argument("--save-games", metavar="DIR", default=None,
+                    help="write every game's record to DIR (JSON lines; see pasur replay)")
+    ev.add_argument("--game", choices=("pasur", "persian_rummy"), default="pasur",
+                    help="the game (default pasur; persian_rummy: agents of agents.rummy, "
+                    "4 players in teams, one-round deals)")
+
+    tr = sub.add_parser(
+        "tournament", help="round robin and Elo ladder",
+        description="Play every pair of agents on duplicate deals and print an Elo ladder "
+        "(Bradley-Terry on round results) with 95% bootstrap intervals.",
+    )
+    tr.add_argument("agents", nargs="+", help="two or more agent specs")
+    _add_common(tr, 2000)
+    tr.add_argument("--bootstrap", type=int, default=500,
+                    help="bootstrap resamples for the intervals (default 500)")
+    tr.add_argument("--anchor", default=None, help="agent fixed at --base (default: the mean)")
+    tr.add_argument("--base", type=float, default=1500.0, help="rating scale origin (1500)")
+    tr.add_argument("--markdown", metavar="PATH", help="write the ladder as a markdown table")
+    tr.add_argument("--plot", metavar="PATH", help="save a plot of the ratings (matplotlib)")
+    tr.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
+                    help="write the results as JSON to PATH (no PATH or '-': stdout)")
+
+    pl = sub.add_parser(
+        "play", help="play against agents in the terminal",
+        description="Play Pasur in the terminal against agents.",
+    )
+    pl.add_argument("--opponent", action="append", default=None, metavar="AGENT",
+                    help="agent for the other seats (default greedy); repeat it to give "
+                    "one agent per other seat, in seat order")
+    pl.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    pl.add_argument("--seed", type=int, default=None, help="seed (default: random)")
+    pl.add_argument("--seat", type=int, default=0, help="your seat (default 0: you lead)")
+    pl.add_argument("--episode", choices=("game", "round"), default="game",
+                    help="a game to the target score (default) or a single round")
+    pl.add_argument("--deck", default=None,
+                    help="first deck: 52 card codes, top first (e.g. for practice)")
+    pl.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
+    pl.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
+                    help="rule flags, e.g. --rule target_score=31")
+
+    de = sub.add_parser(
+        "demo", help="watch one game between agents (default: random players)",
+        description="Print one game played by agents only, every hand shown at each deal.",
+    )
+    de.add_argument("--agent", action="append", default=None, metavar="AGENT",
+                    help="agent for every seat (default random); repeat it for one per seat")
+    de.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    de.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
+    de.add_argument("--episode", choices=("game", "round"), default="game")
+
+    _add_web_commands(sub)
+    sub.add_parser("agents", help="list the registered agent names")
+    return parser
+
+
+def _add_web_commands(sub: Any) -> None:
+    """``pasur serve`` (the web table) and ``pasur replay`` (records in the terminal)."""
+    sv = sub.add_parser(
+        "serve", help="the web table: play in the browser (needs the web extra)",
+        description="Serve the web table (FastAPI + uvicorn). It binds 127.0.0.1 unless "
+        "told otherwise.",
+    )
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    sv.add_argument("--max-games", type=int, default=200, help="live games at most (200)")
+    sv.add_argument("--idle-minutes", type=float, default=30.0,
+                    help="forget games idle this long (30)")
+
+    rp = sub.add_parser(
+        "replay", help="step through a recorded game in the terminal, all hands shown",
+        description="Check a game record by replaying it on the engine, then show it "
+        "position by position (Enter/n next, p previous, a number jumps, q quits).",
+    )
+    rp.add_argument("file", help="a record (.json) or a file of records (.jsonl)")
+    rp.add_argument("--game", type=int, default=0, help="which record of a .jsonl file (0)")
+    rp.add_argument("--all", action="store_true", help="print every position and exit")
+
+
+def _text_stream(args: argparse.Namespace) -> Any:
+    """Where the human-readable text goes: stderr when the JSON goes to stdout."""
+    return sys.stderr if args.json == "-" else sys.stdout
+
+
+def _write_json(res: Any, args: argparse.Namespace, out: Any) -> None:
+    """``--json [PATH]``: the result as JSON to PATH (or stdout)."""
+    from agents.evaluation.results import write_json
+
+    if args.json is not None:
+        write_json(res, args.json, sys.stdout)
+        if args.json != "-":
+            print(f"wrote {args.json}", file=out)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    if args.game == "persian_rummy":
+        from agents.apps.rummy_cli import eval_rummy
+
+        return eval_rummy(args, _text_stream(args), _rules(args.rule))
+    from agents.evaluation.match import evaluate
+
+    res = evaluate(
+        args.a, args.b, rounds=args.rounds, players=args.players, seed=args.seed,
+        mode=args.mode, games=args.games, batch=args.batch, progress=not args.no_progress,
+        preset=args.preset, save_games=args.save_games, **_rules(args.rule),
+    )
+    out = _text_stream(args)
+    print(res.summary(), file=out)
+    _write_json(res, args, out)
+    return 0
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from agents.evaluation.tournament import tournament
+
+    res = tournament(
+        args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
+        batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
+        anchor=args.anchor, base=args.base, preset=args.preset, **_rules(args.rule),
+    )
+    out = _text_stream(args)
+    print(res.table(), file=out)
+    if args.markdown:
+        res.write_markdown(args.markdown)
+        print(f"wrote {args.markdown}", file=out)
+    if args.plot:
+        res.plot(args.plot)
+        print(f"wrote {args.plot}", file=out)
+    _write_json(res, args, out)
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from agents.apps.terminal import play
+    from pasur_env.pasur.cards import parse_cards
+
+    opponents = args.opponent or ["greedy"]
+    kwargs = _rules(args.rule)
+    if args.preset:
+        kwargs["preset"] = args.preset
+    deck = parse_cards(args.deck) if args.deck else None
+    return play(
+        opponents if len(opponents) > 1 else opponents[0], players=args.players,
+        seed=args.seed, seat=args.seat, episode=args.episode, deck=deck, **kwargs,
+    )
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from agents.apps.terminal import watch
+
+    agents = args.agent or ["random"]
+    return watch(agents if len(agents) > 1 else agents[0], players=args.players,
+                 seed=args.seed, episode=args.episode)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from agents.apps.web.app import create_app
+    except ImportError as e:
+        raise ValueError(
+            f"pasur serve needs the web extra (pip install 'pasur-env[web]'): {e}"
+        ) from None
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {args.host}: anyone who can reach it can play here",
+              file=sys.stderr)
+    app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from agents.apps.terminal import replay_in_terminal
+
+    return replay_in_terminal(args.file, game=args.game, show_all=args.all)
+
+
+def _agents(args: argparse.Namespace) -> int:
+    from agents.registry import AGENT_NAMES
+
+    print("\n".join(AGENT_NAMES))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``pasur`` command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
+               "serve": _serve, "replay": _replay, "agents": _agents}
+    try:
+        return handler[args.command](args)
+    except (ValueError, TypeError) as e:
+        print(f"pasur {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `pasur tournament ... | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,424 @@
+"""Head-to-head evaluation of two agents with duplicate deals (see docs/evaluation.md).
+
+:func:`evaluate` plays agent A against agent B on the batched engine. Every deal
+(deck plus its random stream, so a buried jack or a redeal happens identically) is
+played once per *seating*, with the agents' seats swapped or rotated, so the luck of
+the cards cancels out of the comparison:
+
+=========  =====================================================================
+players    seatings (seat 0 first; ``A`` = agent A, ``B`` = agent B)
+=========  =====================================================================
+2          ``AB``, ``BA``
+3          the rotations of ``ABB`` (``ABB``, ``BAB``, ``BBA``) and of ``AAB``
+           (``AAB``, ``ABA``, ``BAA``): each agent holds every seat equally often
+4          teams: ``ABAB`` (A = seats 0+2) and ``BABA`` (A = seats 1+3)
+=========  =====================================================================
+
+A *duplicate group* (one deal in all its seatings) is the independent unit of the
+statistics (:mod:`agents.evaluation.stats`): the mean A-minus-B point difference per round gets
+a 95% Student-t interval over the groups (a cluster/ratio estimator when groups hold
+unequal numbers of rounds, as in games to the target). The games are played by the
+one play loop, :func:`pasur_env.pasur.loop.play`. Example::
+
+    from agents.evaluation.match import evaluate
+    res = evaluate("greedy", "random", rounds=10_000, seed=0)
+    print(res.summary())
+    res.to_json()  # {"a": "greedy", "b": "random", "mean_point_diff": 7.1, ...}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from agents.evaluation.progress import Progress
+from agents.evaluation.results import EvalResult
+from agents.evaluation.stats import clip_rate, cluster_mean_ci
+from agents.registry import agent_label, build_agent
+from pasur_env import Engine, StepInfo
+from pasur_env.core.policy import Policy
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.loop import DecisionClock, play
+from pasur_env.pasur.record import BatchRecorder
+from pasur_env.pasur.rules import Rules, make_rules
+
+__all__ = ["evaluate", "seatings", "duplicate_engine", "Match", "Tally"]
+
+
+def seatings(players: int) -> list[str]:
+    """The seatings of a duplicate group, seat 0 first (``"A"`` = agent A's seat)."""
+    if players == 2:
+        return ["AB", "BA"]
+    if players == 3:
+        return ["ABB", "BAB", "BBA", "AAB", "ABA", "BAA"]
+    if players == 4:
+        return ["ABAB", "BABA"]
+    raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
+
+
+def duplicate_engine(
+    groups: int,
+    copies: int,
+    *,
+    seed: int,
+    offset: int = 0,
+    episode: str = "round",
+    **rule_flags: Any,
+) -> Engine:
+    """An engine of ``groups * copies`` games: each deal repeated ``copies`` times in a row.
+
+    Deal ``g`` is the game ``offset + g`` of ``Engine(..., seed=seed)``: its stream does
+    not depend on the batch size, so splitting an evaluation into batches changes
+    nothing. Game ``g * copies + r`` is copy ``r`` of deal ``g``; copies share the deck
+    and the random stream (later shuffles, buried jacks, redeals), and the games wait
+    in the DONE phase when they end (``auto_reset=False``).
+    """
+    base = Engine(
+        int(groups), seed=0, episode=episode, auto_reset=False, parallel=False, **rule_flags
+    )
+    K.seed_streams(base.state, K.stream_base(int(seed)), int(offset))
+    base.reset()  # the streams are set: deal from them
+    eng = base.take(np.repeat(np.arange(int(groups), dtype=np.int64), int(copies)))
+    eng.parallel = None  # choose serial/parallel kernels by batch size again
+    return eng
+
+
+@dataclass
+class Tally:
+    """Per-group accumulators of one run (rounds, and games to the target)."""
+
+    groups: int
+    diff: np.ndarray = field(init=False)
+    wins: np.ndarray = field(init=False)  # rounds A won (+0.5 per tie)
+    rounds: np.ndarray = field(init=False)
+    pts_a: float = 0.0
+    pts_b: float = 0.0
+    n_win: int = 0
+    n_tie: int = 0
+    n_loss: int = 0
+    game_wins: np.ndarray = field(init=False)  # games A won (+0.5 per tie)
+    games: np.ndarray = field(init=False)
+    n_game_win: int = 0
+    n_game_tie: int = 0
+
+    def __post_init__(self) -> None:
+        z = lambda: np.zeros(self.groups, dtype=np.float64)  # noqa: E731
+        self.diff, self.wins, self.rounds = z(), z(), z()
+        self.game_wins, self.games = z(), z()
+
+
+class Match:
+    """Plays duplicate batches of A vs B through the play loop and tallies every group.
+
+    Args:
+        agents: A and B (the same object may play both sides).
+        players: 2, 3 or 4.
+        seed: seed of the deals.
+        batch: games advanced together (rounded down to whole groups).
+        rule_flags: engine flags (``num_players`` included).
+        save_games: a file (JSON lines) to append every game's record to
+            (:mod:`pasur_env.pasur.record`), or None.
+        labels: the names A and B go by in the records.
+    """
+
+    def __init__(
+        self,
+        agents: tuple[Policy, Policy],
+        players: int,
+        seed: int,
+        batch: int,
+        rule_flags: dict[str, Any],
+        save_games: Path | None = None,
+        labels: tuple[str, str] = ("A", "B"),
+    ) -> None:
+        self.save_games, self.labels = save_games, labels
+        self.same = agents[0] is agents[1]
+        self.policies = [agents[0]] if self.same else list(agents)
+        self.players = players
+        self.seed = seed
+        self.rule_flags = rule_flags
+        self.seats = seatings(players)
+        R = len(self.seats)
+        #: ctrl[r, seat]: 0 if agent A plays that seat in seating r, else 1
+        self.ctrl = np.array([[0 if ch == "A" else 1 for ch in s] for s in self.seats])
+        S = 2 if players == 4 else players
+        # weights[r, side]: A's sides +1/#A sides, B's sides -1/#B sides (side s holds seat s)
+        side_ctrl = self.ctrl[:, :S]
+        n_a = (side_ctrl == 0).sum(axis=1, keepdims=True)
+        n_b = (side_ctrl == 1).sum(axis=1, keepdims=True)
+        self.w_a = np.where(side_ctrl == 0, 1.0 / n_a, 0.0)
+        self.w_b = np.where(side_ctrl == 1, 1.0 / n_b, 0.0)
+        self.groups_per_batch = max(1, int(batch) // R)
+        n = len(self.policies)
+        self.clock = DecisionClock([0.0] * n, [0] * n)
+
+    def run(self, groups: int, episode: str, progress: Progress, offset: int = 0) -> Tally:
+        """Play ``groups`` duplicate groups (deals ``offset ..``) with one-round or whole-game
+        episodes; returns their tally."""
+        R = len(self.seats)
+        tally = Tally(groups)
+        for start in range(0, groups, self.groups_per_batch):
+            g = min(self.groups_per_batch, groups - start)
+            eng = duplicate_engine(
+                g, R, seed=self.seed, offset=offset + start, episode=episode, **self.rule_flags
+            )
+            row_group = start + np.repeat(np.arange(g, dtype=np.int64), R)
+            row_seating = np.tile(np.arange(R, dtype=np.int64), g)
+            seat_policy = np.zeros_like(self.ctrl[row_seating]) if self.same else (
+                self.ctrl[row_seating]
+            )
+
+            rec = self._recorder(eng, row_seating)
+
+            def book(games: np.ndarray, info: StepInfo, rg=row_group, rs=row_seating,
+                     rec=rec) -> None:
+                self._book(games, info, rg, rs, tally, episode, progress)
+                if rec is not None:
+                    rec.step(games, info)
+
+            play(eng, self.policies, seat_policy, on_step=book, clock=self.clock,
+                 on_decisions=None if rec is None else rec.decisions)
+            self._write(rec)
+        return tally
+
+    def _recorder(self, eng: Engine, row_seating: np.ndarray) -> BatchRecorder | None:
+        if self.save_games is None:
+            return None
+        names = [[self.labels[0] if ch == "A" else self.labels[1] for ch in self.seats[r]]
+                 for r in row_seating.tolist()]
+        return BatchRecorder(eng, names, seed=self.seed)
+
+    def _write(self, rec: BatchRecorder | None) -> None:
+        if rec is None or self.save_games is None:
+            return
+        with open(self.save_games, "a", encoding="utf-8") as fh:
+            for r in rec.records:
+                fh.write(json.dumps(r.to_json()) + "\n")
+
+    def _book(
+        self,
+        games: np.ndarray,
+        info: StepInfo,
+        row_group: np.ndarray,
+        row_seating: np.ndarray,
+        tally: Tally,
+        episode: str,
+        progress: Progress,
+    ) -> None:
+        """Add the rounds (and games) that ended in one step to the tally."""
+        if not info.any_round_end:
+            return
+        rows = np.flatnonzero(info.round_end)
+        pts = info.round_points[rows].astype(np.float64)  # (n, S)
+        r = row_seating[games[rows]]
+        pa = (pts * self.w_a[r]).sum(axis=1)
+        pb = (pts * self.w_b[r]).sum(axis=1)
+        d = pa - pb
+        grp = row_group[games[rows]]
+        np.add.at(tally.diff, grp, d)
+        np.add.at(tally.wins, grp, np.where(d > 0, 1.0, np.where(d < 0, 0.0, 0.5)))
+        np.add.at(tally.rounds, grp, 1.0)
+        tally.pts_a += float(pa.sum())
+        tally.pts_b += float(pb.sum())
+        tally.n_win += int((d > 0).sum())
+        tally.n_tie += int((d == 0).sum())
+        tally.n_loss += int((d < 0).sum())
+        if episode == "round":
+            progress.update(rows.size)
+            return
+        ends = rows[info.game_end[rows]]
+        if ends.size:
+            w = info.winner[ends]
+            owner = self.ctrl[row_seating[games[ends]], np.maximum(w, 0)]  # side s: seat s
+            gw = np.where(w < 0, 0.5, np.where(owner == 0, 1.0, 0.0))
+            np.add.at(tally.game_wins, row_group[games[ends]], gw)
+            np.add.at(tally.games, row_group[games[ends]], 1.0)
+            tally.n_game_win += int((gw == 1.0).sum())
+            tally.n_game_tie += int((w < 0).sum())
+            progress.update(ends.size)
+
+
+def _records_file(folder: str | Path | None, labels: tuple[str, str], seed: int) -> Path | None:
+    """The (new, empty) JSON-lines file the match writes its records to, or None."""
+    if folder is None:
+        return None
+    safe = [re.sub(r"[^A-Za-z0-9_.=-]+", "-", x).strip("-") for x in labels]
+    path = Path(folder) / f"{safe[0]}_vs_{safe[1]}_seed{seed}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    return path
+
+
+def _resolve_seed(seed: int | None) -> int:
+    if seed is None:
+        return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+    return int(seed)
+
+
+def _check_counts(rounds: int, batch: int, games: int | None, mode: str) -> int:
+    """Validate the sizes of a match; returns the number of games to the target."""
+    if mode not in ("round", "game"):
+        raise ValueError(f"mode must be 'round' or 'game', got {mode!r}")
+    for name, val in (("rounds", rounds), ("batch", batch)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
+            raise ValueError(f"{name} must be a positive int, got {val!r}")
+    if games is None:
+        games = 1000 if mode == "game" else 0
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 0:
+        raise ValueError(f"games must be a non-negative int, got {games!r}")
+    if mode == "game" and games < 1:
+        raise ValueError("mode='game' needs games >= 1")
+    return int(games)
+
+
+def _rules_of(players: int, preset: str | None, rule_flags: dict[str, Any]) -> Rules:
+    """The match's rules (validated); ``num_players`` must agree with ``players``."""
+    if "num_players" in rule_flags:
+        if int(rule_flags["num_players"]) != players:
+            raise ValueError("give the number of players as players=, not num_players=")
+        rule_flags.pop("num_players")
+    flags = dict(rule_flags)
+    if preset is not None:
+        flags["preset"] = preset
+    return make_rules(num_players=players, **flags)
+
+
+def _run_tallies(
+    match: Match, rounds: int, games: int, mode: str, desc: str, progress: bool,
+    progress_file: TextIO | None,
+) -> tuple[Tally | None, Tally | None]:
+    """The round run (``mode="round"``) and the games run (when ``games`` > 0)."""
+    R = len(match.seats)
+    round_groups = -(-int(rounds) // R) if mode == "round" else 0
+    game_groups = -(-int(games) // R) if games else 0
+    tally = gtally = None
+    if mode == "round":
+        bar = Progress(round_groups * R, desc, "rounds", progress, progress_file)
+        try:
+            tally = match.run(round_groups, "round", bar)
+        finally:
+            bar.close()
+    if game_groups:
+        bar = Progress(game_groups * R, desc + " (games)", "games", progress, progress_file)
+        try:
+            # games use deals offset past the round run's, so the two runs are independent
+            gtally = match.run(game_groups, "game", bar, offset=round_groups)
+        finally:
+            bar.close()
+    return tally, gtally
+
+
+def _result(
+    match: Match, tally: Tally, gtally: Tally | None, labels: tuple[str, str], seed: int,
+    mode: str, rules: dict[str, Any], seconds: float,
+) -> EvalResult:
+    """The :class:`EvalResult` of a finished match."""
+    mean, se, ci = cluster_mean_ci(tally.diff, tally.rounds)
+    wr, _, wci = cluster_mean_ci(tally.wins, tally.rounds)
+    n_rounds = int(tally.rounds.sum())
+    clock = match.clock
+    decisions = int(sum(clock.decisions))
+    names = ("a",) if match.same else ("a", "b")
+    res = EvalResult(
+        a=labels[0], b=labels[1], players=match.players, seed=seed, mode=mode, rules=rules,
+        seatings=match.seats, rounds=n_rounds, deals=int((tally.rounds > 0).sum()),
+        mean_point_diff=mean, std_error=se, ci95=ci,
+        mean_points_a=tally.pts_a / n_rounds if n_rounds else math.nan,
+        mean_points_b=tally.pts_b / n_rounds if n_rounds else math.nan,
+        round_win_rate=wr, round_win_rate_ci95=clip_rate(wci), round_wins=tally.n_win,
+        round_ties=tally.n_tie, round_losses=tally.n_loss, seconds=seconds,
+        decisions=decisions,
+        decisions_per_s=decisions / seconds if seconds > 0 else math.nan,
+        agent_decisions={k: int(clock.decisions[i]) for i, k in enumerate(names)},
+        seconds_per_decision={
+            k: clock.per_decision(i) for i, k in enumerate(names) if clock.decisions[i]
+        },
+        group_diff_sum=tally.diff, group_win_sum=tally.wins, group_rounds=tally.rounds,
+    )  # fmt: skip
+    if gtally is not None:
+        gwr, _, gci = cluster_mean_ci(gtally.game_wins, gtally.games)
+        res.games = int(gtally.games.sum())
+        res.game_win_rate = gwr
+        res.game_win_rate_ci95 = clip_rate(gci)
+        res.game_wins = gtally.n_game_win
+        res.game_ties = gtally.n_game_tie
+        res.mean_rounds_per_game = float(gtally.rounds.sum() / max(1.0, gtally.games.sum()))
+    return res
+
+
+def evaluate(
+    a: str | Policy,
+    b: str | Policy,
+    rounds: int = 10_000,
+    players: int = 2,
+    seed: int | None = 0,
+    mode: str = "round",
+    games: int | None = None,
+    batch: int = 4096,
+    progress: bool = True,
+    preset: str | None = None,
+    progress_file: TextIO | None = None,
+    save_games: str | Path | None = None,
+    **rule_flags: Any,
+) -> EvalResult:
+    """Play agent A against agent B on duplicate deals and measure A minus B.
+
+    Args:
+        a, b: agents: registry names or paths, optionally with options
+            (``"ismcts:budget=200"``), or :class:`pasur_env.Policy` instances (the same
+            instance may play both sides).
+        rounds: rounds to play in ``mode="round"``, rounded up to whole duplicate
+            groups (a multiple of the number of seatings: 2, 6 or 2 for 2, 3, 4 players).
+        players: 2, 3 or 4 (4 = teams of partners).
+        seed: seeds the deals (deal ``g`` is game ``g`` of ``Engine(seed=seed)``) and the
+            agents (A and B get independent seeds derived from it); None = fresh entropy
+            (the seed used is reported).
+        mode: ``"round"``: one-round episodes, the round statistics; ``"game"``: games to
+            the target score; the round statistics then come from the rounds of those
+            games (each group's rounds form one cluster).
+        games: games to play to the target (rounded up to whole groups). In
+            ``mode="round"`` a positive value adds a separate run of games for the
+            game win rate; in ``mode="game"`` the default is 1,000.
+        batch: games advanced together (rounded down to whole groups).
+        progress: show a progress bar (tqdm when installed) on ``progress_file``
+            (default stderr).
+        preset: rule preset (``"classic"``, ``"cfr_paper"``).
+        save_games: a folder: every game played is written there as a record
+            (:mod:`pasur_env.pasur.record`), one JSON object per line, in
+            ``<A>_vs_<B>_seed<seed>.jsonl`` (replay them with ``pasur replay``).
+        **rule_flags: rule flags (``target_score=...``, ``sur_points=...``).
+
+    Returns:
+        An :class:`EvalResult`.
+    """
+    games = _check_counts(rounds, batch, games, mode)
+    seed = _resolve_seed(seed)
+    rules = _rules_of(players, preset, rule_flags)
+    rules_label = "custom" if rule_flags else "classic"
+    engine_flags = dict(rule_flags, num_players=players)
+    if preset is not None:
+        engine_flags["preset"] = preset
+    seed_a, seed_b = (int(x) for x in np.random.SeedSequence([seed, 1]).generate_state(2))
+    agent_a = build_agent(a, seed=seed_a)
+    # the same instance may play both sides; equal specs build two agents
+    agent_b = agent_a if not isinstance(a, str) and b is a else build_agent(b, seed=seed_b)
+    labels = (agent_label(a), agent_label(b))
+    match = Match((agent_a, agent_b), players, seed, batch, engine_flags,
+                  save_games=_records_file(save_games, labels, seed), labels=labels)
+    t0 = time.perf_counter()
+    tally, gtally = _run_tallies(
+        match, rounds, games, mode, f"{labels[0]} vs {labels[1]}", progress, progress_file
+    )
+    seconds = time.perf_counter() - t0
+    rules_json = dataclasses.asdict(rules) | {"preset": preset or rules_label}
+    return _result(match, tally or gtally, gtally, labels, seed, mode, rules_json, seconds)

@@ -1,0 +1,150 @@
+"""Compiled helpers shared by the agents that reason about full moves (greedy,
+heuristic, ISMCTS): the moves open at a decision and the action that makes one.
+
+A *full move* is a played card plus the capture set it takes (``captured = 0`` when
+the card is laid). In the CAPTURE phase the moves are the pending card's options
+that extend the current selection, so an agent can decide whole moves in both
+phases and emit them one action at a time (:func:`emit_action`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from pasur_env.pasur import kernels as K
+
+__all__ = [
+    "MOVE_BUF",
+    "ROW0",
+    "EMPTY",
+    "NO_RESET",
+    "popcnt",
+    "low",
+    "side_of",
+    "option_extends",
+    "decision_moves",
+    "emit_action",
+    "emit_actions",
+    "round_params",
+]
+
+#: buffer length for the moves of one decision
+MOVE_BUF = 256
+#: row 0 of a one-game scratch state, the empty card set and "no automatic reset", as
+#: *typed* (non-literal) constants: a literal ``0``/``False`` argument makes numba
+#: compile a second specialization of every engine kernel down the call chain
+ROW0 = np.int64(0)
+EMPTY = np.int64(0)
+NO_RESET = np.bool_(False)
+
+
+# Plain (not numba-IR-inlined) wrappers of the engine's ``inline="always"`` bit helpers:
+# IR inlining at every call site makes large kernels slow to compile; LLVM still
+# inlines these.
+@njit("int64(int64)", cache=True)
+def popcnt(x: int) -> int:
+    return K.popcount(x)
+
+
+@njit("int64(int64)", cache=True)
+def low(x: int) -> int:
+    return K.lowest(x)
+
+
+@njit("int64(int64, int64)", cache=True)
+def side_of(seat: int, num_players: int) -> int:
+    return K.side_of(seat, num_players)
+
+
+@njit(cache=True)
+def option_extends(table: int, card: int, sel: int, option: int) -> bool:
+    """Whether ``option`` can still be reached from selection ``sel`` by legal TAKEs.
+
+    Checked with the engine's own legality (``take_bits``): each remaining card of
+    the option, in ascending id order, must be a legal take.
+    """
+    if (option & sel) != sel:
+        return False
+    s = sel
+    rest = option & ~sel
+    while rest:
+        t = low(rest)
+        if (K.take_bits(table, card, s) >> t) & 1 == 0:
+            return False
+        s |= 1 << t
+        rest &= rest - 1
+    return True
+
+
+@njit(cache=True)
+def decision_moves(st: np.ndarray, b: int, cards: np.ndarray, capts: np.ndarray) -> int:
+    """The full moves open to game ``b``'s mover at this decision.
+
+    PLAY phase: every full move (``enumerate_moves``). CAPTURE phase: the options of
+    the pending card that extend the current selection. Returns the number of moves,
+    0 in the DONE phase, -1 if the buffers are too small.
+    """
+    phase = st[b, K.PHASE]
+    if phase == K.PLAY:
+        return K.enumerate_moves(st, b, cards, capts)
+    if phase != K.CAPTURE:
+        return 0
+    card = st[b, K.PENDING]
+    sel = st[b, K.SELECTION]
+    table = st[b, K.TABLE]
+    k = K.enumerate_options(table, card, capts)
+    if k < 0:
+        return -1
+    n = 0
+    for i in range(k):
+        o = capts[i]
+        if option_extends(table, card, sel, o):
+            capts[n] = o
+            cards[n] = card
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def emit_action(st: np.ndarray, b: int, card: int, captured: int) -> int:
+    """The action that advances full move ``(card, captured)`` in game ``b`` now."""
+    if st[b, K.PHASE] == K.PLAY:
+        return card
+    return K.TAKE_OFFSET + low(captured & ~st[b, K.SELECTION])
+
+
+@njit(cache=True)
+def play_full_move(
+    work: np.ndarray, card: int, captured: int, rparams: np.ndarray, info: np.ndarray
+) -> bool:
+    """Play full move ``(card, captured)`` in the one-game copy ``work``: PLAY the card
+    (unless it is pending), then its TAKEs in ascending order. Returns whether the round
+    ended on it (``info`` holds that step's result)."""
+    seat = work[0, K.MOVER]
+    first = True
+    while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
+        first = False
+        a = emit_action(work, ROW0, card, captured)
+        K.apply_action(work, ROW0, a, rparams, info, ROW0, NO_RESET)
+        if info[0, K.I_ROUND_END]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def emit_actions(
+    st: np.ndarray, games: np.ndarray, cards: np.ndarray, capts: np.ndarray, out: np.ndarray
+) -> None:
+    """:func:`emit_action` for a batch: the action due now for move ``(cards[i], capts[i])``
+    of game ``games[i]``."""
+    for i in range(games.shape[0]):
+        out[i] = emit_action(st, games[i], cards[i], capts[i])
+
+
+def round_params(engine: object) -> np.ndarray:
+    """The rules of ``engine`` with one-round episodes: what a search plays its copies
+    under, so that a copy stops at the round's end and reports its scoring."""
+    rparams = engine.params.copy()  # type: ignore[attr-defined]
+    rparams[K.P_EPISODE_ROUND] = 1
+    return rparams

@@ -1,0 +1,105 @@
+"""The ``net`` agent: the move-scoring network alone, one batched forward pass per call.
+
+For each decision it lists the full moves open to the mover with their features
+(:func:`agents.pasur.net.features.candidate_moves`), scores them with the network
+(:class:`agents.pasur.net.model.MoveNet`) and plays the best; in the CAPTURE phase it scores
+the pending card's options that extend the selection and emits the next TAKE. No
+search, no randomness. The shipped networks (``agents/pretrained/net_<P>p.npz``, one
+per number of players) are picked by the game's player count.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from agents.pasur._moves import emit_actions
+from agents.pasur.net.features import candidate_moves
+from agents.pasur.net.model import MoveNet
+from pasur_env.core.policy import GameView, check_actions
+
+__all__ = ["NetAgent", "pretrained_net_path", "best_moves"]
+
+PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
+
+
+def pretrained_net_path(num_players: int) -> Path:
+    """Where the shipped network for ``num_players`` lives (it may not exist)."""
+    return PRETRAINED_DIR / f"net_{int(num_players)}p.npz"
+
+
+@functools.lru_cache(maxsize=8)
+def _shipped(num_players: int) -> MoveNet:
+    """The shipped network for ``num_players``, loaded once per process (it is read-only)."""
+    return MoveNet.load(pretrained_net_path(num_players))
+
+
+def best_moves(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Row of the best move of each decision (the first one among equals)."""
+    counts = np.diff(offsets)
+    top = np.maximum.reduceat(q, offsets[:-1])
+    hit = np.flatnonzero(q >= np.repeat(top, counts))
+    return hit[np.searchsorted(hit, offsets[:-1])]
+
+
+class NetAgent(Agent):
+    """The move-scoring network as a batched agent (module docstring).
+
+    Args:
+        seed: unused (the agent is deterministic); accepted for the registry.
+        path: a network file (``.npz``); default: the shipped one for the game's number
+            of players, chosen at the first decision.
+        model: a :class:`MoveNet` already in memory (instead of ``path``).
+    """
+
+    name = "net"
+    needs_observation = True
+
+    def __init__(self, seed: int | None = None, path: str | Path | None = None,
+                 model: MoveNet | None = None) -> None:
+        self.path = None if path is None else Path(path)
+        self._models: dict[int, MoveNet] = {}
+        if model is not None:
+            self._models[model.num_players] = model
+        elif self.path is not None:
+            m = MoveNet.load(self.path)
+            self._models[m.num_players] = m
+
+    def model_for(self, num_players: int, obs_size: int) -> MoveNet:
+        """The network for this game, loaded on first use; a clear error when none fits."""
+        model = self._models.get(num_players)
+        if model is None:
+            if self.path is not None or self._models:
+                have = sorted(self._models)
+                raise ValueError(
+                    f"{self.name}: the network was trained for {have[0]} players, the game "
+                    f"has {num_players}"
+                )
+            path = pretrained_net_path(num_players)
+            if not path.exists():
+                raise ValueError(
+                    f"{self.name}: no shipped network for {num_players} players ({path.name}); "
+                    f"train one with `python -m train.net --players {num_players}`"
+                )
+            model = self._models[num_players] = _shipped(num_players)
+        model.check(obs_size, num_players, self.name)
+        return model
+
+    def scores(self, obs: np.ndarray, view: GameView) -> tuple[np.ndarray, ...]:
+        """``(offsets, cards, captured, q)``: every candidate move and its value."""
+        eng = view.engine
+        model = self.model_for(eng.num_players, obs.shape[1])
+        offsets, cards, capts, feats = candidate_moves(eng, view.games)
+        return offsets, cards, capts, model.q_values(obs, offsets, feats)
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        if obs is None:
+            raise ValueError(f"{self.name} needs observations")
+        offsets, cards, capts, q = self.scores(obs, view)
+        best = best_moves(q, offsets)
+        out = np.empty(len(view.games), dtype=np.int64)
+        emit_actions(view.engine.state, view.games, cards[best], capts[best], out)
+        return check_actions(out, np.asarray(mask), self.name)

@@ -1,0 +1,48 @@
+"""Environment options both games' envs share: validation and defaults, written once.
+
+Every env takes ``episode`` and ``reward`` (and the training envs ``learner_seat``) and
+checks them here; each game adds its rule flags (Pasur's
+:func:`pasur_env.pasur.options.env_options`). The options tables of
+``docs/environment.md`` and ``docs/persian_rummy.md`` describe them; this module is
+their one validation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+REWARD_MODES = ("win", "points", "diff")
+EPISODE_MODES = ("game", "round")
+#: the AEC env plays whole games paid by the winner; the training envs default to
+#: one-round episodes paid by point difference (a denser signal)
+AEC_DEFAULTS = {"episode": "game", "reward": "win"}
+TRAINING_DEFAULTS = {"episode": "round", "reward": "diff"}
+
+
+def check_modes(reward: str, episode: str) -> None:
+    """Raise ``ValueError`` for an unknown reward or episode option."""
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+    if episode not in EPISODE_MODES:
+        raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+
+
+def check_learner_seat(seat: Any, num_players: int) -> int | str:
+    """A learner seat: an int seat ``0..P-1`` or ``"random"``; anything else raises."""
+    if isinstance(seat, str):
+        if seat != "random":
+            raise ValueError(f"learner_seat must be a seat or 'random', got {seat!r}")
+        return seat
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)):
+        raise TypeError(f"learner_seat must be an int seat or 'random', got {seat!r}")
+    if not 0 <= seat < num_players:
+        raise ValueError(f"learner_seat must be in 0..{num_players - 1}, got {seat}")
+    return int(seat)
+
+
+def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
+    """Raise ``ValueError`` for a render mode the env does not offer."""
+    if render_mode is not None and render_mode not in allowed:
+        raise ValueError(f"render_mode must be one of {allowed}, got {render_mode!r}")

@@ -1,0 +1,246 @@
+"""What a player is to the environments: the :class:`Policy` protocol and its adapters.
+
+The game never imports its players. An env, the play loop (:mod:`pasur_env.pasur.loop`) and
+every tool that runs games talk to players through this small protocol:
+
+* ``act(obs, mask, view) -> actions`` chooses one legal action for each of a *batch*
+  of decisions: ``mask`` is ``(n, 104)`` bool (row ``i`` belongs to ``view.games[i]``),
+  ``obs`` the ``(n, N)`` encoded observations when ``needs_observation`` is true (else
+  None), ``view`` a :class:`GameView` (the engine and the game indices);
+* ``name`` (for messages and reports), ``needs_observation``, ``reset(seed)``.
+
+A policy may read only what the mover of each game can see: its own hand, the
+table, the piles, surs, scores, stock size, deal index, last capturer, the Ru Baaz
+face-up cards, and the *set* of cards hidden from it (``kernels.hidden_from``); never
+other hands or the stock order.
+
+Anything else that plays is adapted here: a plain callable ``(obs, mask) -> action``
+deciding one decision (:class:`CallablePolicy`). Named players (``"greedy"``,
+``"heuristic"``, saved models) belong to the ``agents`` package, which builds them
+(``agents.make_agent``); the envs take the objects it returns.
+
+The training envs draw an opponent per episode from an :class:`OpponentSource` (a
+self-play pool, say); :class:`FixedOpponent` is the source of one policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = [
+    "GameView",
+    "Policy",
+    "check_actions",
+    "CallablePolicy",
+    "RandomPolicy",
+    "as_policy",
+    "Opponent",
+    "OpponentSource",
+    "FixedOpponent",
+    "as_opponents",
+]
+
+
+@dataclass
+class GameView:
+    """The games a policy acts for in one call: the engine and the game indices.
+
+    Policies may read only what the mover can see (see the module docstring).
+    """
+
+    engine: Any  # a game's batched engine (Engine, RummyEngine)
+    games: np.ndarray  # int64 indices into engine, one per decision requested
+
+    def __post_init__(self) -> None:
+        self.games = np.asarray(self.games, dtype=np.int64).reshape(-1)
+
+    @property
+    def seats(self) -> np.ndarray:
+        """Seat to move in each requested game (n,)."""
+        return self.engine.current_player[self.games]
+
+    @classmethod
+    def all(cls, engine: Any) -> GameView:
+        """A view of every game of ``engine``."""
+        return cls(engine, np.arange(engine.num_games, dtype=np.int64))
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A player over batches of decisions (see the module docstring)."""
+
+    name: str
+    needs_observation: bool
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        """One legal action id per decision: int64 array (n,)."""
+        ...
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the policy's random generator (no-op for deterministic policies)."""
+        ...
+
+
+def check_actions(actions: Any, mask: np.ndarray, who: str) -> np.ndarray:
+    """Return ``actions`` as int64 after checking each is legal under ``mask``.
+
+    Raises ``RuntimeError`` naming the player, the decision and its legal actions: a
+    player that chooses an illegal action is broken, and no game state has changed.
+    """
+    acts = np.asarray(actions, dtype=np.int64).reshape(-1)
+    n = mask.shape[0]
+    if acts.shape != (n,):
+        raise RuntimeError(f"{who} returned {acts.shape} actions for {n} decisions")
+    ok = (acts >= 0) & (acts < mask.shape[1])
+    ok[ok] = mask[np.flatnonzero(ok), acts[ok]]
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise RuntimeError(
+            f"{who} chose illegal action {int(acts[i])} for decision {i}; "
+            f"legal: {np.flatnonzero(mask[i]).tolist()}"
+        )
+    return acts
+
+
+class CallablePolicy:
+    """A policy from a function ``fn(obs, mask) -> action`` deciding one decision at a time.
+
+    ``obs`` is the mover's (N,) float32 observation, ``mask`` its (104,) bool legal
+    actions. The function is called once per decision of a batch.
+    """
+
+    needs_observation = True
+
+    def __init__(self, fn: Callable[[np.ndarray, np.ndarray], Any], name: str | None = None):
+        if not callable(fn):
+            raise TypeError(f"expected a callable (obs, mask) -> action, got {fn!r}")
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", "callable")
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        assert obs is not None
+        acts = np.array([int(self.fn(obs[i], mask[i])) for i in range(len(mask))], dtype=np.int64)
+        return check_actions(acts, mask, self.name)
+
+    def __repr__(self) -> str:
+        return f"CallablePolicy(name={self.name!r})"
+
+
+class RandomPolicy:
+    """Uniformly random legal play (seeded numpy Generator): the envs' default opponent
+    and the ``random`` agent."""
+
+    name = "random"
+    needs_observation = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        mask = np.asarray(mask, dtype=np.bool_)
+        counts = mask.sum(axis=1)
+        if (counts == 0).any():
+            i = int(np.flatnonzero(counts == 0)[0])
+            raise ValueError(f"decision {i} has no legal action")
+        k = np.minimum((self.rng.random(len(mask)) * counts).astype(np.int64), counts - 1)
+        # index of the k-th legal action: first column where the running count exceeds k
+        return np.argmax(np.cumsum(mask, axis=1) > k[:, None], axis=1).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return "RandomPolicy()"
+
+
+def as_policy(obj: Any) -> Policy:
+    """``obj`` if it follows :class:`Policy`; a :class:`CallablePolicy` for a callable.
+
+    Anything else raises ``TypeError`` saying what is accepted; agent names are not
+    resolved here (the game does not know its players): ``agents.make_agent(name)``
+    builds them.
+    """
+    if isinstance(obj, Policy):
+        return obj
+    if isinstance(obj, str):
+        raise TypeError(
+            f"opponent {obj!r} is a name: build it with the agents package, e.g. "
+            f"agents.make_agent({obj!r}), and pass the agent"
+        )
+    if callable(obj):
+        return CallablePolicy(obj)
+    hint = (
+        " (an SB3 model: wrap it with agents.PolicyAgent(model))"
+        if hasattr(obj, "predict")
+        else ""
+    )
+    raise TypeError(
+        "an opponent must follow the pasur_env.Policy protocol (act, name, "
+        "needs_observation, reset), be a callable (obs, mask) -> action, or be an "
+        f"OpponentSource; got {type(obj).__name__}{hint}"
+    )
+
+
+# ---- opponents of the training envs ------------------------------------------------------
+@dataclass
+class Opponent:
+    """One opponent an :class:`OpponentSource` hands out: its policy, name and id."""
+
+    policy: Policy
+    name: str
+    id: int = 0
+
+
+@runtime_checkable
+class OpponentSource(Protocol):
+    """Where a training env's games get their opponents (one draw per game and episode).
+
+    ``sample(rng)`` returns an object with ``policy``, ``name`` and ``id`` (an
+    :class:`Opponent`); ``record(id, result)`` receives the learner's result in each
+    finished episode against it (1 win, 0.5 tie, 0 loss); ``reset(seed)`` reseeds
+    the policies. ``agents.OpponentPool`` is the self-play implementation.
+    """
+
+    def sample(self, rng: np.random.Generator) -> Any: ...
+
+    def record(self, opponent_id: int, result: float) -> None: ...
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+    def __len__(self) -> int: ...
+
+
+class FixedOpponent:
+    """The :class:`OpponentSource` of one policy: every game plays against it."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.opponent = Opponent(policy, getattr(policy, "name", repr(policy)), 0)
+
+    def sample(self, rng: np.random.Generator) -> Opponent:
+        return self.opponent
+
+    def record(self, opponent_id: int, result: float) -> None:
+        pass
+
+    def reset(self, seed: int | None = None) -> None:
+        self.opponent.policy.reset(seed)
+
+    def __len__(self) -> int:
+        return 1
+
+    def __repr__(self) -> str:
+        return f"FixedOpponent({self.opponent.name!r})"
+
+
+def as_opponents(obj: Any) -> OpponentSource:
+    """An :class:`OpponentSource` as is; anything :func:`as_policy` takes as one opponent."""
+    if isinstance(obj, OpponentSource):
+        return obj
+    return FixedOpponent(as_policy(obj))

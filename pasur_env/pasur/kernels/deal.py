@@ -1,0 +1,148 @@
+"""Shuffling and dealing (docs/rules.md §3): rounds, games and the initial-table check."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from pasur_env.core.bits import lowest, popcount
+from pasur_env.pasur.kernels.rng import random_below
+from pasur_env.pasur.kernels.state import (
+    DEAL,
+    DEALER,
+    DECK,
+    HAND,
+    JACK_BITS,
+    KING_BITS,
+    LAST_CAP,
+    MOVER,
+    ORDER,
+    P_INITIAL_JACKS,
+    P_PLAYERS,
+    PENDING,
+    PHASE,
+    PILE,
+    PLAY,
+    QUEEN_BITS,
+    ROUND,
+    SCORE,
+    SELECTION,
+    START_DEALER,
+    STOCK_POS,
+    SURS,
+    TABLE,
+    TURN,
+)
+
+
+@njit(cache=True)
+def shuffle(st: np.ndarray, b: int) -> None:
+    """Fisher-Yates over game ``b``'s deck, from its own stream."""
+    for i in range(51, 0, -1):
+        j = random_below(st, b, i + 1)
+        tmp = st[b, DECK + i]
+        st[b, DECK + i] = st[b, DECK + j]
+        st[b, DECK + j] = tmp
+
+
+@njit(cache=True)
+def deal_hands(st: np.ndarray, b: int, num_players: int) -> None:
+    """Four cards to each seat in turn, starting after the dealer."""
+    pos = st[b, STOCK_POS]
+    dealer = st[b, DEALER]
+    for k in range(num_players):
+        seat = (dealer + 1 + k) % num_players
+        hand = 0
+        for j in range(4):
+            c = st[b, DECK + pos]
+            pos += 1
+            hand |= 1 << c
+            st[b, ORDER + 4 * seat + j] = c
+        st[b, HAND + seat] = hand
+    st[b, STOCK_POS] = pos
+
+
+@njit(cache=True)
+def _needs_redeal(table: int, bury: bool) -> bool:
+    """The redeal condition of the initial-table check (§3)."""
+    jacks = popcount(table & JACK_BITS)
+    if not bury:
+        return jacks > 0
+    return jacks >= 2 or popcount(table & QUEEN_BITS) >= 3 or popcount(table & KING_BITS) >= 3
+
+
+@njit(cache=True)
+def _bury_jack(st: np.ndarray, b: int, table: int, pos: int) -> int:
+    """The top stock card takes the lone jack's place; the jack goes into the stock at a
+    uniformly random one of its positions. Returns the new table."""
+    jack = lowest(table & JACK_BITS)
+    top = st[b, DECK + pos]
+    table = (table & ~(1 << jack)) | (1 << top)
+    for i in range(pos - 4, pos):  # keep DECK a permutation: top takes the slot
+        if st[b, DECK + i] == jack:
+            st[b, DECK + i] = top
+    k = random_below(st, b, 52 - pos)  # stock without top has 51 - pos cards
+    for i in range(k):
+        st[b, DECK + pos + i] = st[b, DECK + pos + 1 + i]
+    st[b, DECK + pos + k] = jack
+    return table
+
+
+@njit(cache=True)
+def first_deal(st: np.ndarray, b: int, params: np.ndarray) -> None:
+    """Deal hands and the table, then apply the initial-table check (§3)."""
+    num_players = params[P_PLAYERS]
+    bury = params[P_INITIAL_JACKS] == 0
+    while True:
+        st[b, STOCK_POS] = 0
+        deal_hands(st, b, num_players)
+        pos = st[b, STOCK_POS]
+        table = 0
+        for j in range(4):
+            table |= 1 << st[b, DECK + pos + j]
+        pos += 4
+        redeal = _needs_redeal(table, bury)
+        while not redeal and bury and (table & JACK_BITS):
+            table = _bury_jack(st, b, table, pos)
+            redeal = _needs_redeal(table, bury)
+        if redeal:
+            shuffle(st, b)
+            continue
+        st[b, TABLE] = table
+        st[b, STOCK_POS] = pos
+        return
+
+
+@njit(cache=True)
+def start_round(st: np.ndarray, b: int, params: np.ndarray, shuffle_deck: bool) -> None:
+    """Clear the round state, shuffle (unless the deck is given) and deal (§3)."""
+    num_players = params[P_PLAYERS]
+    for s in range(3):
+        st[b, PILE + s] = 0
+        st[b, SURS + s] = 0
+    for i in range(16):
+        st[b, ORDER + i] = -1
+    for p in range(4):
+        st[b, HAND + p] = 0
+    if shuffle_deck:
+        for i in range(52):  # from a fixed order: the deal depends only on the stream
+            st[b, DECK + i] = i
+        shuffle(st, b)
+    first_deal(st, b, params)
+    st[b, MOVER] = (st[b, DEALER] + 1) % num_players
+    st[b, PHASE] = PLAY
+    st[b, PENDING] = -1
+    st[b, SELECTION] = 0
+    st[b, TURN] = 0
+    st[b, DEAL] = 0
+    st[b, LAST_CAP] = -1
+
+
+@njit(cache=True)
+def new_game(st: np.ndarray, b: int, params: np.ndarray, shuffle_deck: bool) -> None:
+    """Zero the scores and deal the first round with the game's first dealer."""
+    for s in range(3):
+        st[b, SCORE + s] = 0
+    st[b, ROUND] = 0
+    st[b, DEALER] = st[b, START_DEALER]
+    start_round(st, b, params, shuffle_deck)

@@ -1,0 +1,220 @@
+"""Game records: what was played, as JSON, replayable and checked on the engine.
+
+A record (format ``pasur-record/1``) holds everything that fixes a game: the rule flags,
+the episode kind (``game`` or ``round``), the first dealer, the game's random stream
+when it began (every shuffle and every buried jack is drawn from it, as the engine
+draws them), the first deck when one was given, and every action in order. It also
+holds, as checks, the first deal as it came out and the result; the names of the
+players are informational.
+
+:func:`replay` plays a record on a one-game engine and returns every position; it
+raises ``ValueError`` naming the first thing that does not hold: a malformed field, an
+action that is not legal where it stands (``move 17 (player_1, PLAY 7H) is illegal
+...``), a deal or a result that differs from the replay's. So a tampered record is
+refused, and a valid one shows the whole game with all hands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.cards import card_code, cards_of, parse_deck
+from pasur_env.pasur.engine import Engine, StepInfo, action_str
+from pasur_env.pasur.rules import RULE_FLAGS, make_rules
+
+__all__ = ["FORMAT", "GameRecord", "Replay", "replay", "first_deal_of", "BatchRecorder"]
+
+FORMAT = "pasur-record/1"
+
+
+def first_deal_of(engine: Engine, game: int) -> dict[str, Any]:
+    """The cards of game ``game`` as dealt at the start of its round: hands (dealing
+    order), table and stock (top first), as codes."""
+    P = engine.num_players
+    return {
+        "hands": [[card_code(c) for c in engine.hand(game, s)] for s in range(P)],
+        "table": [card_code(c) for c in cards_of(int(engine.table[game]))],
+        "stock": [card_code(c) for c in engine.stock(game)],
+    }
+
+
+@dataclass
+class GameRecord:
+    """One game (see the module docstring); :meth:`to_json` / :meth:`from_json`."""
+
+    rules: dict[str, Any]
+    episode: str
+    dealer: int
+    stream: int
+    actions: list[int]
+    deck: list[str] | None = None
+    deal: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    players: list[str] | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, engine: Engine, game: int = 0, players: list[str] | None = None,
+              **meta: Any) -> GameRecord:
+        """A record of game ``game`` of ``engine``, which has just begun (no action yet)."""
+        if engine.auto_reset:
+            raise ValueError("records need an engine with auto_reset=False")
+        r = engine.rules
+        deck = engine.start_decks[game]
+        return cls(
+            rules={k: getattr(r, k) for k in RULE_FLAGS}, episode=engine.episode,
+            dealer=int(engine.state[game, K.START_DEALER]),
+            stream=int(np.uint64(engine.start_streams[game].view(np.uint64))),
+            actions=[], deck=None if deck[0] < 0 else [card_code(int(c)) for c in deck],
+            deal=first_deal_of(engine, game), players=players, meta=dict(meta),
+        )  # fmt: skip
+
+    def finish(self, info: StepInfo, row: int, rounds: int) -> None:
+        """Note the result from the step that ended the game."""
+        sides = [self.rules_obj().side_of(s) for s in range(int(self.rules["num_players"]))]
+        self.result = {"scores": [int(info.scores[row, s]) for s in sides],
+                       "winner_side": int(info.winner[row]), "rounds": int(rounds)}
+
+    def rules_obj(self) -> Any:
+        return make_rules(**self.rules)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"format": FORMAT, "rules": dict(self.rules), "episode": self.episode,
+               "dealer": self.dealer, "stream": f"{self.stream:016x}", "deck": self.deck,
+               "deal": self.deal, "actions": list(self.actions), "result": self.result,
+               "players": self.players}
+        if self.meta:
+            out["meta"] = dict(self.meta)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> GameRecord:
+        """Parse and check the shape of a record; ``ValueError`` names the bad field."""
+        if not isinstance(data, dict):
+            raise ValueError("a record must be a JSON object")
+        if data.get("format") != FORMAT:
+            raise ValueError(f"record format must be {FORMAT!r}, got {data.get('format')!r}")
+        for key in ("rules", "episode", "dealer", "stream", "actions"):
+            if key not in data:
+                raise ValueError(f"record lacks {key!r}")
+        rules = data["rules"]
+        if not isinstance(rules, dict):
+            raise ValueError("record field 'rules' must be an object of rule flags")
+        try:
+            make_rules(**rules)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"record field 'rules': {e}") from None
+        acts = data["actions"]
+        if not isinstance(acts, list) or not all(
+            isinstance(a, int) and not isinstance(a, bool) for a in acts
+        ):
+            raise ValueError("record field 'actions' must be a list of action ids")
+        try:
+            stream = int(str(data["stream"]), 16)
+        except ValueError:
+            raise ValueError("record field 'stream' must be a hexadecimal number") from None
+        if not 0 <= stream < 2**64:
+            raise ValueError("record field 'stream' must fit in 64 bits")
+        deck = data.get("deck")
+        if deck is not None:
+            parse_deck(deck)  # raises naming the problem
+        return cls(rules=dict(rules), episode=data["episode"], dealer=data["dealer"],
+                   stream=stream, actions=list(acts), deck=deck, deal=data.get("deal"),
+                   result=data.get("result"), players=data.get("players"),
+                   meta=dict(data.get("meta") or {}))
+
+
+@dataclass
+class Replay:
+    """A replayed record: the engine state before every action and at the end, and the
+    engine's report of every step (``infos[k]`` for ``actions[k]``)."""
+
+    record: GameRecord
+    states: list[np.ndarray]
+    infos: list[StepInfo]
+    engine: Engine
+
+    def position(self, k: int) -> Engine:
+        """A one-game engine at the position before action ``k`` (``k = len`` : the end)."""
+        return self.engine._with_state(self.states[k][None].copy())
+
+
+def _engine_for(rec: GameRecord) -> Engine:
+    if rec.episode not in ("game", "round"):
+        raise ValueError(f"record field 'episode' must be 'game' or 'round', got {rec.episode!r}")
+    P = int(rec.rules.get("num_players", 2))
+    if isinstance(rec.dealer, bool) or not isinstance(rec.dealer, int) or not 0 <= rec.dealer < P:
+        raise ValueError(f"record field 'dealer' must be a seat in 0..{P - 1}, got {rec.dealer!r}")
+    eng = Engine(1, seed=0, rules=make_rules(**rec.rules), episode=rec.episode,
+                 auto_reset=False, parallel=False)
+    eng.state[0, K.RNG] = np.int64(np.uint64(rec.stream).view(np.int64))
+    eng.reset(deck=rec.deck, dealer=rec.dealer)
+    return eng
+
+
+def replay(record: GameRecord | dict[str, Any]) -> Replay:
+    """Play ``record`` on the engine, checking every action, the first deal and the
+    result; raises ``ValueError`` at the first one that fails (module docstring)."""
+    rec = record if isinstance(record, GameRecord) else GameRecord.from_json(record)
+    eng = _engine_for(rec)
+    if rec.deal is not None and rec.deal != first_deal_of(eng, 0):
+        raise ValueError("the record's first deal is not what its stream and deck deal")
+    states, infos = [eng.state[0].copy()], []
+    rounds = 0
+    for k, a in enumerate(rec.actions):
+        if eng.phase[0] == K.DONE:
+            raise ValueError(f"move {k} ({action_str(a)}): the game was already over")
+        seat = int(eng.current_player[0])
+        legal = eng.legal_actions(0)
+        if a not in legal:
+            raise ValueError(
+                f"move {k} (player_{seat}, {action_str(a)}) is illegal: legal were "
+                f"{', '.join(action_str(x) for x in legal)}"
+            )
+        info = eng.step(np.array([a], dtype=np.int64))
+        rounds += int(info.round_end[0])
+        states.append(eng.state[0].copy())
+        infos.append(info)
+    if rec.result is not None:
+        if eng.phase[0] != K.DONE:
+            raise ValueError("the record claims a result but its moves do not finish the game")
+        sides = [eng.rules.side_of(s) for s in range(eng.num_players)]
+        scores = [int(infos[-1].scores[0, s]) for s in sides]
+        if rec.result.get("scores") != scores:
+            raise ValueError(f"the record's scores {rec.result.get('scores')} differ from the "
+                             f"replay's {scores}")
+    return Replay(rec, states, infos, eng)
+
+
+class BatchRecorder:
+    """Records every game of a batch played through the play loop (its two hooks).
+
+    ``play(engine, ..., on_decisions=rec.decisions, on_step=rec.step)``; then
+    ``rec.records[g]`` is game ``g``'s :class:`GameRecord` (finished when it ended).
+    ``players[g]`` names the players of game ``g``'s seats.
+    """
+
+    def __init__(self, engine: Engine, players: list[list[str]] | None = None,
+                 **meta: Any) -> None:
+        self.records = [
+            GameRecord.start(engine, g, players=None if players is None else players[g], **meta)
+            for g in range(engine.num_games)
+        ]
+        self.rounds = np.zeros(engine.num_games, dtype=np.int64)
+
+    def decisions(self, k: int, view: Any, obs: Any, mask: Any, actions: np.ndarray) -> None:
+        for g, a in zip(view.games.tolist(), actions.tolist(), strict=True):
+            self.records[g].actions.append(int(a))
+
+    def step(self, games: np.ndarray, info: StepInfo) -> None:
+        if not info.any_round_end:
+            return
+        for row in np.flatnonzero(info.round_end).tolist():
+            g = int(games[row])
+            self.rounds[g] += 1
+            if info.game_end[row]:
+                self.records[g].finish(info, row, int(self.rounds[g]))

@@ -1,0 +1,242 @@
+"""Single-agent Gymnasium env: one learner seat against opponents, over the batched engine.
+
+:class:`PasurSingleAgentEnv` is :class:`~pasur_env.pasur.learner_games.LearnerGames` with one
+game (the vector env has B of them), behind the Gymnasium API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+
+from pasur_env.core.options import TRAINING_DEFAULTS, check_render_mode
+from pasur_env.core.policy import RandomPolicy, as_opponents
+from pasur_env.core.spaces import LegalActionSpace
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.drawing import table_scene, to_rgb, to_svg
+from pasur_env.pasur.engine import Engine
+from pasur_env.pasur.learner_games import LearnerGames
+from pasur_env.pasur.observation import observation_size
+from pasur_env.pasur.options import env_options
+
+__all__ = ["PasurSingleAgentEnv"]
+
+
+class PasurSingleAgentEnv(gymnasium.Env, EzPickle):
+    """
+    ## Description
+
+    Pasur (Pasoor, Chahâr Barg), the Persian fishing card game, for one learning agent.
+    The learner sits at one seat; every other seat is played by an opponent (any
+    object following the :class:`pasur_env.Policy` protocol, such as the agents that
+    ``agents.make_agent`` builds, a callable, or an :class:`~pasur_env.OpponentSource`
+    such as ``agents.OpponentPool`` for self-play) that moves inside :meth:`step` until
+    it is the learner's turn again or the episode ends. The rules are those of
+    ``docs/rules.md``, computed by the batched engine (:class:`pasur_env.Engine`, one
+    game, ``auto_reset=False``); this class holds no rule logic.
+
+    ## Action Space
+
+    ``Discrete(104)``: ``0..51`` play card id ``4 * rank + suit`` (A♣ = 0 ... K♠ = 51),
+    ``52..103`` take table card ``a - 52`` while choosing a capture (a played card with
+    several capture options is followed by the learner's TAKE actions, one table card
+    at a time in ascending id order). Only legal actions may be played:
+    :meth:`action_masks` gives them (for sb3-contrib's ``MaskablePPO``) and
+    ``action_space.sample()`` draws among them. An illegal action raises
+    ``ValueError`` naming it and the legal ones (``illegal_action="random"`` replaces
+    it by a random legal action instead, and sets ``info["illegal_action"]``).
+
+    ## Observation Space
+
+    ``Box(0, 1, (N,), float32)``, the learner's own view (``pasur_env.pasur.observation``;
+    N = 957 for 2 players, 1015 for 3, 963 for 4): own hand, table, each side's pile,
+    unseen cards, pending card and selection, phase, clubs/surs/scores per side, deal,
+    stock, hand sizes, relative dealer and last capturer, and what each hand card can
+    capture now. It never shows another
+    seat's hidden cards. After the episode ends it is the learner's view of the final
+    state.
+
+    ## Rewards
+
+    The learner's seat's reward, summed over its own action and the opponents' moves
+    that follow (a round that ends on an opponent's move is paid in that step):
+
+    | ``reward`` | when | amount |
+    |---|---|---|
+    | ``diff`` (default) | each round end | own side's round points minus the others' mean |
+    | ``points`` | each round end | own side's round points |
+    | ``win`` | episode end | +1 if the learner's side won, -1 if it lost, 0 on a tie |
+
+    At a step in which a round ended, ``info`` holds ``round_points`` and ``scores``
+    (lists of P: each seat's side's points that round and game score after it).
+
+    ## Starting State
+
+    A shuffled deal (seeded by ``reset(seed=...)``) with the learner to move: the
+    opponents before it in turn order have already played.
+
+    ## Episode End
+
+    ``episode="round"`` (default): after one round (48 turns). ``episode="game"``:
+    when a side has at least ``target_score`` and more than every other side.
+    ``max_rounds`` truncates a game. ``reset(seed, options={"deck": [...],
+    "dealer": d, "learner_seat": s})`` fixes the first deck, the dealer, the seat.
+
+    ## Arguments
+
+    ``gymnasium.make("pasur_env/Pasur-v0", opponent=None, learner_seat=0,
+    preset=None, episode=None, reward=None, max_rounds=None, illegal_action="raise",
+    render_mode=None, **rule_flags)``
+
+    * ``opponent``: a :class:`pasur_env.Policy` (e.g. ``agents.make_agent("greedy")``),
+      a callable ``(obs, mask) -> action``, or an :class:`~pasur_env.OpponentSource`
+      (drawn per episode); default ``None``: uniformly random legal play
+      (:class:`pasur_env.RandomPolicy`). Names are not resolved here.
+    * ``illegal_action``: ``"raise"`` (default) or ``"random"``.
+    * every other option (``learner_seat``, ``preset``, the rule flags, ``episode``,
+      ``reward``, ``max_rounds``, ``render_mode``): the options table of
+      ``docs/environment.md``; defaults ``episode="round"``, ``reward="diff"``.
+
+    For a 4-player game the learner's partner is played by the opponent agent.
+
+    ## Version History
+
+    * v0: initial release (pasur_env 0.1.0). pasur_env 0.2.0: ``opponent`` takes policy
+      objects only (the game no longer imports its players); the default opponent is
+      random play instead of the name ``"greedy"``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponent: Any = None,
+        learner_seat: int | str = 0,
+        preset: str | None = None,
+        episode: str | None = None,
+        reward: str | None = None,
+        max_rounds: int | None = None,
+        illegal_action: str = "raise",
+        render_mode: str | None = None,
+        **rule_flags: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            opponent=opponent,
+            learner_seat=learner_seat,
+            preset=preset,
+            episode=episode,
+            reward=reward,
+            max_rounds=max_rounds,
+            illegal_action=illegal_action,
+            render_mode=render_mode,
+            **rule_flags,
+        )
+        self.rules, self.episode, self.reward_mode, self.max_rounds = env_options(
+            preset, episode, reward, max_rounds, rule_flags, TRAINING_DEFAULTS
+        )
+        if illegal_action not in ("raise", "random"):
+            raise ValueError(f"illegal_action must be 'raise' or 'random', got {illegal_action!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        pool = as_opponents(RandomPolicy() if opponent is None else opponent)
+        self.opponents = pool
+        self.games = LearnerGames(
+            1, self.rules, self.episode, self.reward_mode, self.max_rounds, learner_seat, pool,
+            parallel=False,
+        )
+        self.observation_space = spaces.Box(
+            0.0, 1.0, (observation_size(self.rules),), np.float32
+        )
+        self.action_space = LegalActionSpace(self, K.NUM_ACTIONS)
+        self._started = False
+
+    # ---- properties ----------------------------------------------------------------------
+    @property
+    def engine(self) -> Engine:
+        """The one-game engine (read-only use)."""
+        return self.games.engine
+
+    @property
+    def learner_seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return int(self.games.seat[0])
+
+    @property
+    def opponent_name(self) -> str:
+        return self.games.entry_name[0]
+
+    # ---- gymnasium API --------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self.opponents.reset(seed)
+            self.action_space.seed(seed)
+        self.games.reset_games(np.zeros(1, dtype=np.int64), [seed], [options])
+        self._started = True
+        obs = self.games.observe()[0]
+        if self.render_mode == "human":
+            self.render()
+        return obs, {"learner_seat": self.learner_seat, "opponent": self.opponent_name}
+
+    def action_masks(self) -> np.ndarray:
+        """(104,) bool legal actions of the learner (all False once the episode ended)."""
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
+        return self.games.learner_masks()[0].copy()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        g = self.games
+        if g.done[0]:
+            raise RuntimeError("the episode has ended: call reset()")
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
+            action = action.reshape(-1)[0]
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an int in 0..103, got {action!r}")
+        acts = np.array([int(action)], dtype=np.int64)
+        masks = g.learner_masks()
+        info: dict[str, Any] = {}
+        if self.illegal_action == "random" and not (
+            0 <= acts[0] < K.NUM_ACTIONS and masks[0, acts[0]]
+        ):
+            info["illegal_action"] = int(acts[0])
+            acts[0] = int(self.np_random.choice(np.flatnonzero(masks[0])))
+        g.check_learner_actions(acts, masks)
+        g.learner_step(acts)
+        reward = float(g.pop_rewards()[0])
+        info.update(g.round_info(0))
+        obs = g.observe()[0]
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, bool(g.terminated[0]), bool(g.truncated[0]), info
+
+    def svg(self) -> str:
+        """The table from the learner's seat as an SVG picture."""
+        return to_svg(table_scene(self.engine, 0, viewer=self.learner_seat))
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        seat = self.learner_seat
+        if self.render_mode == "rgb_array":
+            return to_rgb(table_scene(self.engine, 0, viewer=seat))
+        text = f"view of player_{seat} (learner)\n" + self.engine.render(0, viewer=seat)
+        if self.games.done[0]:
+            text += "\nepisode over"
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
