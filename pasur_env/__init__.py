@@ -46,7 +46,7 @@ MOVED_MODULES = {
     "pasur_env.kernels.bits": "pasur_env.core.bits",
     "pasur_env.kernels.compile": "pasur_env.core.compile",
     "pasur_env.learner_games": "pasur_env.pasur.learner_games",
-    "pasur_env.loop": "pasur_env.pasur.loop",
+    "pasur_env.loop": "pasur_env.core.loop",
     "pasur_env.move_features": "pasur_env.pasur.move_features",
     "pasur_env.observation": "pasur_env.pasur.observation",
     "pasur_env.options": "pasur_env.core.options",

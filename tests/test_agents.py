@@ -22,9 +22,9 @@ from agents.pasur.heuristic import (
 )
 from agents.pasur.ismcts import ISMCTSAgent, canonical_infoset
 from pasur_env import Engine, GameView, Policy, Position, RandomPolicy, parse_card, parse_cards
+from pasur_env.core.loop import DecisionClock, play
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import mask_of
-from pasur_env.pasur.loop import DecisionClock, play
 
 C = parse_card
 

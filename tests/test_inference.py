@@ -32,9 +32,9 @@ from agents.pasur.net import MoveNet
 from agents.pasur.net.features import candidate_moves
 from agents.pasur.net.search import NetSearchAgent
 from pasur_env import Engine
+from pasur_env.core.loop import play
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import mask_of
-from pasur_env.pasur.loop import play
 from pasur_env.pasur.observation import observation_size
 from pasur_env.pasur.rules import make_rules
 

@@ -11,8 +11,8 @@ import pytest
 
 from agents import make_agent
 from pasur_env import Engine, GameView, RandomPolicy, as_opponents, as_policy
+from pasur_env.core.loop import DecisionClock, decide, play
 from pasur_env.pasur import kernels as K
-from pasur_env.pasur.loop import DecisionClock, decide, play
 
 
 def test_step_on_some_games_leaves_the_others_alone() -> None:
@@ -88,7 +88,7 @@ def test_the_game_imports_none_of_its_players() -> None:
     """Importing the whole game package loads neither agents nor train (the lint's layer
     contract checks the source; this checks the running interpreter)."""
     code = (
-        "import sys, pasur_env, pasur_env.pasur.vector_env, pasur_env.pasur.loop; "
+        "import sys, pasur_env, pasur_env.pasur.vector_env, pasur_env.core.loop; "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('agents', 'train')]; "
         "assert not bad, bad"
     )

@@ -16,8 +16,8 @@ from agents.pasur.net import agent as net_agent  # noqa: E402
 from agents.pasur.net.features import MOVE_WIDTH, candidate_moves  # noqa: E402
 from agents.pasur.net.search import NetSearchAgent, top_k_mask, value_gaps  # noqa: E402
 from pasur_env import Engine, GameView  # noqa: E402
+from pasur_env.core.loop import play  # noqa: E402
 from pasur_env.pasur import kernels as K  # noqa: E402
-from pasur_env.pasur.loop import play  # noqa: E402
 from pasur_env.pasur.observation import encode, observation_size  # noqa: E402
 from pasur_env.pasur.rules import make_rules  # noqa: E402
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from agents import make_agent
 from pasur_env import Engine, GameView
-from pasur_env.pasur.loop import play
+from pasur_env.core.loop import play
 from pasur_env.pasur.observation import encode
 from pasur_env.pasur.rewards import seat_rewards
 
@@ -74,7 +74,7 @@ def collect(teacher: str, rounds: int, seed: int, batch: int = 2048,
     also sees the positions a weak opponent leads to (loose tables, early surs), which
     self-play of a careful teacher rarely reaches. ``returns`` holds, for each decision,
     the mover's side's round-point difference (the ``diff`` reward) of its round. The
-    rounds are played by the one play loop (:func:`pasur_env.pasur.loop.play`).
+    rounds are played by the one play loop (:func:`pasur_env.core.loop.play`).
     """
     if not 0.0 <= vs_random <= 1.0:
         raise ValueError(f"vs_random must lie in [0, 1], got {vs_random!r}")

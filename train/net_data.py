@@ -7,7 +7,7 @@ the observation, the move rows and the values, and plays the best move (or, with
 probability ``explore``, a uniformly random one, so that the data also holds the
 positions that follow weaker play). :func:`generate` plays rounds with the labeler in
 some seats and opponents drawn from a mix in the others, through the one play loop
-(:func:`pasur_env.pasur.loop.play`), until it has the number of decisions asked for.
+(:func:`pasur_env.core.loop.play`), until it has the number of decisions asked for.
 Forced decisions (one move) carry no information and are not recorded.
 """
 
@@ -25,8 +25,8 @@ from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
 from agents.pasur.net.agent import best_moves
 from agents.pasur.net.features import candidate_moves
 from pasur_env import Engine, GameView
+from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
-from pasur_env.pasur.loop import play
 
 __all__ = ["Dataset", "SearchLabeler", "generate"]
 

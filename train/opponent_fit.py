@@ -30,8 +30,8 @@ from agents.pasur._moves import MOVE_BUF, decision_moves
 from agents.pasur.heuristic import heuristic_params, heuristic_scores
 from agents.pasur.inference import model_log_prob
 from pasur_env import Engine, GameView
+from pasur_env.core.loop import play
 from pasur_env.pasur import kernels as K
-from pasur_env.pasur.loop import play
 
 
 @dataclass

@@ -30,11 +30,11 @@ import numpy as np
 
 import pasur_env
 from agents.registry import agent_label, build_agent
+from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card
 from pasur_env.pasur.engine import StepInfo
-from pasur_env.pasur.loop import decide
 
 __all__ = ["play", "watch", "HumanGame"]
 
@@ -267,7 +267,7 @@ class HumanGame:
     # ---- agents -----------------------------------------------------------------------------
     def agent_turn(self, seat: int) -> None:
         """The agent of ``seat`` plays its turn (one decision at a time, through the play
-        loop's :func:`~pasur_env.pasur.loop.decide`, which checks every action)."""
+        loop's :func:`~pasur_env.core.loop.decide`, which checks every action)."""
         eng, agent = self.engine, self.agents[seat]
         games = np.zeros(1, dtype=np.int64)
         before = self._before(seat)

@@ -18,7 +18,7 @@ A *duplicate group* (one deal in all its seatings) is the independent unit of th
 statistics (:mod:`agents.evaluation.stats`): the mean A-minus-B point difference per round gets
 a 95% Student-t interval over the groups (a cluster/ratio estimator when groups hold
 unequal numbers of rounds, as in games to the target). The games are played by the
-one play loop, :func:`pasur_env.pasur.loop.play`. Example::
+one play loop, :func:`pasur_env.core.loop.play`. Example::
 
     from agents.evaluation.match import evaluate
     res = evaluate("greedy", "random", rounds=10_000, seed=0)
@@ -44,9 +44,9 @@ from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
 from agents.registry import agent_label, build_agent
 from pasur_env import Engine, StepInfo
+from pasur_env.core.loop import DecisionClock, play
 from pasur_env.core.policy import Policy
 from pasur_env.pasur import kernels as K
-from pasur_env.pasur.loop import DecisionClock, play
 from pasur_env.pasur.record import BatchRecorder
 from pasur_env.pasur.rules import Rules, make_rules
 

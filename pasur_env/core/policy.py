@@ -1,6 +1,6 @@
 """What a player is to the environments: the :class:`Policy` protocol and its adapters.
 
-The game never imports its players. An env, the play loop (:mod:`pasur_env.pasur.loop`) and
+The game never imports its players. An env, the play loop (:mod:`pasur_env.core.loop`) and
 every tool that runs games talk to players through this small protocol:
 
 * ``act(obs, mask, view) -> actions`` chooses one legal action for each of a *batch*

@@ -562,6 +562,19 @@ class Engine:
         """0 = PLAY, 1 = CAPTURE, 2 = DONE (B,)."""
         return self.state[:, K.PHASE]
 
+    @property
+    def done(self) -> np.ndarray:
+        """Whether each game has ended and waits for a reset (B,) bool."""
+        return self.state[:, K.PHASE] == K.DONE
+
+    def observe(self, games: Any = None, seats: Any = None,
+                out: np.ndarray | None = None) -> np.ndarray:
+        """Observations of ``seats`` in ``games`` (defaults: every game, its mover):
+        float32 (n, N), the encoder of :mod:`pasur_env.pasur.observation`."""
+        from pasur_env.pasur.observation import encode  # the encoder reads this engine
+
+        return encode(self, games, seats, out)
+
     def phase_name(self, game: int) -> str:
         return K.PHASE_NAMES[int(self.state[game, K.PHASE])]
 

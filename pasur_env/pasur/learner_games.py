@@ -3,7 +3,7 @@
 :class:`LearnerGames` is shared by :class:`pasur_env.PasurSingleAgentEnv` (B = 1) and
 :class:`pasur_env.PasurVecEnv`: one :class:`~pasur_env.Engine` (``auto_reset=False``),
 a learner seat per game, and opponents that move through the play loop
-(:func:`pasur_env.pasur.loop.play`: each opponent policy is called once per iteration for
+(:func:`pasur_env.core.loop.play`: each opponent policy is called once per iteration for
 all of its games) until every game waits for its learner or has ended. Rewards are
 the learner's seat's rewards of :func:`pasur_env.pasur.rewards.seat_rewards`, summed over
 every engine step in between, so the learner is paid for rounds that end on an
@@ -19,11 +19,11 @@ import gymnasium
 import numpy as np
 from gymnasium.utils import seeding
 
+from pasur_env.core.loop import play
 from pasur_env.core.options import check_learner_seat
 from pasur_env.core.policy import OpponentSource, Policy
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.engine import Engine, StepInfo, action_str
-from pasur_env.pasur.loop import play
 from pasur_env.pasur.observation import encode
 from pasur_env.pasur.rewards import round_infos, seat_rewards, seat_sides
 from pasur_env.pasur.rules import Rules

@@ -46,13 +46,17 @@ for 4). :func:`observation_layout` returns the offsets for given rules.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numba import njit
 
 from pasur_env.pasur import kernels as K
-from pasur_env.pasur.engine import Engine
 from pasur_env.pasur.move_features import MOVE_FEATURES, move_summary, move_summary_kernel
 from pasur_env.pasur.rules import Rules
+
+if TYPE_CHECKING:
+    from pasur_env.pasur.engine import Engine
 
 __all__ = ["encode", "encode_numpy", "observation_size", "observation_layout"]
 

@@ -251,6 +251,26 @@ class RummyEngine:
     def phase(self) -> np.ndarray:
         return self.state[:, K.PHASE]
 
+    @property
+    def done(self) -> np.ndarray:
+        """Whether each game has ended and waits for a reset (B,) bool."""
+        return self.state[:, K.PHASE] == K.DONE
+
+    def observe(self, games: Any = None, seats: Any = None,
+                out: np.ndarray | None = None) -> np.ndarray:
+        """Observations of ``seats`` in ``games`` (defaults: every game, its mover):
+        float32 (n, 685), the encoder of :mod:`pasur_env.rummy.observation`."""
+        from pasur_env.rummy.observation import OBS_SIZE, observe_batch
+
+        games = self._all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        if seats is None:
+            seats = self.state[games, K.MOVER]
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), games.shape)
+        if out is None:
+            out = np.zeros((games.shape[0], OBS_SIZE), dtype=np.float32)
+        observe_batch(self.state, games, np.ascontiguousarray(seats), out)
+        return out
+
     def mover(self, game: int = 0) -> int:
         return int(self.state[game, K.MOVER])
 

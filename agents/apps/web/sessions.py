@@ -2,7 +2,7 @@
 
 A :class:`WebGame` is one game of the engine (``auto_reset=False``) with a human seat
 and an agent for every other seat, built by registered name only. The agents move
-through the play loop's :func:`~pasur_env.pasur.loop.decide` (every action checked) until it
+through the play loop's :func:`~pasur_env.core.loop.decide` (every action checked) until it
 is the human's turn, a round ends (the game pauses on the score sheet until
 :meth:`WebGame.resume`), or the game is over. :meth:`WebGame.view` is everything the
 human's seat may know and nothing more (no other hand, no stock order); the game's
@@ -26,12 +26,12 @@ import numpy as np
 
 from agents.registry import AGENT_NAMES, make_agent
 from pasur_env import Engine
+from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_card, parse_cards
 from pasur_env.pasur.drawing import table_scene, to_svg
 from pasur_env.pasur.engine import StepInfo
-from pasur_env.pasur.loop import decide
 from pasur_env.pasur.record import GameRecord
 from pasur_env.pasur.rules import make_rules
 from pasur_env.pasur.score_sheet import round_sheet

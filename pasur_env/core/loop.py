@@ -1,6 +1,8 @@
-"""The one batched play loop: masks -> policies act -> actions checked -> engine steps.
+"""The one batched play loop of both games: masks -> policies act -> actions checked -> steps.
 
-Everything that lets policies play games on the batched engine goes through here:
+Everything that lets policies play games on a batched engine (Pasur's or Persian
+Rummy's: the loop reads only ``legal_mask``, ``step``, ``observe``, ``current_player``
+and ``done``) goes through here:
 the duplicate-deal evaluation, the training envs' opponents, behaviour-cloning data
 collection, terminal play and the tests. Who plays is a table ``seat_policy`` of
 shape ``(B, P)``: entry ``[g, s]`` is the index (into ``policies``) of the policy that
@@ -17,13 +19,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from pasur_env.core.policy import GameView, Policy, check_actions
-from pasur_env.pasur import kernels as K
-from pasur_env.pasur.engine import Engine, StepInfo
-from pasur_env.pasur.observation import encode
 
 __all__ = ["DecisionClock", "decide", "play", "DecisionHook", "StepHook"]
 
@@ -32,7 +32,7 @@ __all__ = ["DecisionClock", "decide", "play", "DecisionHook", "StepHook"]
 DecisionHook = Callable[[int, GameView, "np.ndarray | None", np.ndarray, np.ndarray], None]
 #: called after each step with the games that moved and the engine's report (rows follow
 #: the games)
-StepHook = Callable[[np.ndarray, StepInfo], None]
+StepHook = Callable[[np.ndarray, Any], None]
 
 
 @dataclass
@@ -57,7 +57,7 @@ class DecisionClock:
 
 
 def decide(
-    engine: Engine,
+    engine: Any,
     games: np.ndarray,
     policies: Sequence[Policy],
     who: np.ndarray,
@@ -78,7 +78,7 @@ def decide(
         policy = policies[k]
         view = GameView(engine, games[pos])
         mask = masks[pos]
-        obs = encode(engine, view.games, view.seats) if policy.needs_observation else None
+        obs = engine.observe(view.games, view.seats) if policy.needs_observation else None
         t0 = time.perf_counter()
         chosen = policy.act(obs, mask, view)
         if clock is not None:
@@ -90,7 +90,7 @@ def decide(
 
 
 def play(
-    engine: Engine,
+    engine: Any,
     policies: Sequence[Policy],
     seat_policy: np.ndarray,
     *,
@@ -116,7 +116,7 @@ def play(
     seat_policy = np.asarray(seat_policy)
     while True:
         who = seat_policy[rows, engine.current_player]
-        need = (engine.phase != K.DONE) & (who >= 0)
+        need = ~engine.done & (who >= 0)
         if active is not None:
             need &= active
         if not need.any():
