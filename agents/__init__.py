@@ -17,6 +17,7 @@ from agents.pasur.heuristic import HeuristicAgent
 from agents.pasur.ismcts import ISMCTSAgent
 from agents.registry import (
     AGENT_NAMES,
+    agent_names,
     as_agent,
     build_agent,
     make_agent,
@@ -64,4 +65,5 @@ __all__ = [
     "register",
     "register_loader",
     "AGENT_NAMES",
+    "agent_names",
 ]

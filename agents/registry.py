@@ -1,11 +1,19 @@
-"""Names to agents: ``make_agent("heuristic")``, ``build_agent("ismcts:budget=400")``.
+"""Names to agents, for every game: ``make_agent("heuristic")``,
+``make_agent("greedy", game="persian_rummy")``, ``build_agent("ismcts:budget=400")``.
 
-Names map to factories (:func:`register`); other specs, such as file paths, go through
-*loaders* (:func:`register_loader`): a predicate on the spec string and a factory that
-receives the spec. Built in: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo``
-(the shipped MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring
-network, alone or guiding search), loaders for saved SB3 models (``*.zip``), saved networks
-(``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv)::
+The one registry of the project, keyed by game (the ids of :data:`pasur_env.games.GAMES`;
+``game`` defaults to ``"pasur"``). Names map to factories (:func:`register`); other
+specs, such as file paths, go through *loaders* (:func:`register_loader`): a predicate
+on the spec string and a factory that receives the spec. Built in:
+
+* Pasur: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo`` (the shipped
+  MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring network,
+  alone or guiding search); loaders for saved SB3 models (``*.zip``), saved networks
+  (``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv);
+* Persian Rummy: ``random``, ``greedy``, ``rollout``; the loader for saved SB3 models
+  (``*.zip``, written by ``train.rummy_ppo``).
+
+::
 
     make_agent("runs/ppo/model.zip", seed=0)   # a PolicyAgent, playing deterministically
 
@@ -21,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from pasur_env.core.policy import CallablePolicy, Policy, RandomPolicy
+from pasur_env.games import GAME_IDS, game_info
 
 __all__ = [
     "make_agent",
+    "agent_names",
     "build_agent",
     "as_agent",
     "register",
@@ -37,49 +47,67 @@ __all__ = [
 
 Factory = Callable[..., Policy]
 
-_FACTORIES: dict[str, Factory] = {}
-_LOADERS: list[tuple[Callable[[str], bool], Factory]] = []
-#: registered agent names (built-ins first)
-AGENT_NAMES: list[str] = []
+_FACTORIES: dict[str, dict[str, Factory]] = {g: {} for g in GAME_IDS}
+_LOADERS: dict[str, list[tuple[Callable[[str], bool], Factory]]] = {g: [] for g in GAME_IDS}
+#: registered agent names of each game (built-ins first)
+_NAMES: dict[str, list[str]] = {g: [] for g in GAME_IDS}
+#: registered Pasur agent names (built-ins first); :func:`agent_names` for any game
+AGENT_NAMES: list[str] = _NAMES["pasur"]
 
 
-def register(name: str, factory: Factory, *, overwrite: bool = False) -> None:
-    """Make ``make_agent(name, seed=..., **kwargs)`` call ``factory(seed=..., **kwargs)``."""
+def _game(game: str) -> str:
+    return game_info(game).id
+
+
+def register(name: str, factory: Factory, *, game: str = "pasur",
+             overwrite: bool = False) -> None:
+    """Make ``make_agent(name, game=game, seed=..., **kwargs)`` call
+    ``factory(seed=..., **kwargs)``."""
+    game = _game(game)
     if not isinstance(name, str) or not name:
         raise ValueError(f"agent name must be a non-empty string, got {name!r}")
     if not callable(factory):
         raise TypeError(f"factory for {name!r} must be callable")
-    if name in _FACTORIES and not overwrite:
+    if name in _FACTORIES[game] and not overwrite:
         raise ValueError(f"agent {name!r} is already registered (pass overwrite=True)")
-    _FACTORIES[name] = factory
-    if name not in AGENT_NAMES:
-        AGENT_NAMES.append(name)
+    _FACTORIES[game][name] = factory
+    if name not in _NAMES[game]:
+        _NAMES[game].append(name)
 
 
-def register_loader(predicate: Callable[[str], bool], factory: Factory) -> None:
+def register_loader(predicate: Callable[[str], bool], factory: Factory, *,
+                    game: str = "pasur") -> None:
     """Route specs for which ``predicate(spec)`` is true to ``factory(spec, seed=..., **kw)``.
 
     Loaders are tried after the registered names, the most recently registered first
     (so a user's loader overrides the built-in ``.zip`` one).
     """
+    game = _game(game)
     if not callable(predicate) or not callable(factory):
         raise TypeError("register_loader needs a callable predicate and a callable factory")
-    _LOADERS.insert(0, (predicate, factory))
+    _LOADERS[game].insert(0, (predicate, factory))
 
 
-def known_agents() -> list[str]:
-    """Registered agent names."""
-    return list(AGENT_NAMES)
+def agent_names(game: str = "pasur") -> list[str]:
+    """Registered agent names of ``game`` (built-ins first)."""
+    return list(_NAMES[_game(game)])
 
 
-def make_agent(spec: str | Policy, *, seed: int | None = None, **kwargs: Any) -> Policy:
-    """An agent from a registered name, a loadable path, or an existing policy.
+def known_agents(game: str = "pasur") -> list[str]:
+    """Registered agent names of ``game`` (the same as :func:`agent_names`)."""
+    return agent_names(game)
+
+
+def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = None,
+               **kwargs: Any) -> Policy:
+    """An agent of ``game`` from a registered name, a loadable path, or an existing policy.
 
     A :class:`pasur_env.Policy` instance is returned as is (reseeded with
     ``reset(seed)`` when a seed is given; keyword arguments are not allowed then).
-    Unknown names raise ``ValueError`` listing the known agents; bad keyword
-    arguments raise ``TypeError``.
+    Unknown names raise ``ValueError`` listing the game's agents; an unknown game
+    raises ``ValueError`` listing the games; bad keyword arguments raise ``TypeError``.
     """
+    game = _game(game)
     if isinstance(spec, Policy):
         if kwargs:
             raise TypeError(f"cannot apply options {sorted(kwargs)} to an existing agent")
@@ -89,12 +117,15 @@ def make_agent(spec: str | Policy, *, seed: int | None = None, **kwargs: Any) ->
     if not isinstance(spec, str):
         raise TypeError(f"agent spec must be a name, a path or a Policy, got {type(spec).__name__}")
     key = spec.strip()
-    if key.lower() in _FACTORIES:
-        return _FACTORIES[key.lower()](seed=seed, **kwargs)
-    for predicate, factory in _LOADERS:
+    if key.lower() in _FACTORIES[game]:
+        return _FACTORIES[game][key.lower()](seed=seed, **kwargs)
+    for predicate, factory in _LOADERS[game]:
         if predicate(key):
             return factory(key, seed=seed, **kwargs)
-    raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(AGENT_NAMES)}")
+    title = "" if game == "pasur" else f"{game_info(game).title} "
+    raise ValueError(
+        f"unknown {title}agent {spec!r}; known agents: {', '.join(_NAMES[game])}"
+    )
 
 
 # ---- specs with options -----------------------------------------------------------------
@@ -136,12 +167,12 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return name.strip(), kwargs
 
 
-def build_agent(spec: str | Policy, seed: int | None = None) -> Policy:
+def build_agent(spec: str | Policy, seed: int | None = None, game: str = "pasur") -> Policy:
     """:func:`make_agent` for a spec that may carry ``:key=value`` options."""
     if not isinstance(spec, str):
-        return make_agent(spec, seed=seed)
+        return make_agent(spec, game=game, seed=seed)
     name, kwargs = parse_agent_spec(spec)
-    return make_agent(name, seed=seed, **kwargs)
+    return make_agent(name, game=game, seed=seed, **kwargs)
 
 
 def agent_label(spec: str | Policy) -> str:
@@ -149,12 +180,12 @@ def agent_label(spec: str | Policy) -> str:
     return spec.strip() if isinstance(spec, str) else str(getattr(spec, "name", spec))
 
 
-def as_agent(spec: Any, *, seed: int | None = None) -> Policy:
+def as_agent(spec: Any, *, seed: int | None = None, game: str = "pasur") -> Policy:
     """Anything that can play, as a policy: a name or path (:func:`build_agent`), a
     :class:`pasur_env.Policy`, an SB3 model or policy (a
     :class:`~agents.learned.sb3.PolicyAgent`), or a callable ``(obs, mask) -> action``."""
     if isinstance(spec, (str, Policy)):
-        return build_agent(spec, seed=seed)
+        return build_agent(spec, seed=seed, game=game)
     from agents.learned.sb3 import PolicyAgent, is_sb3_policy
 
     if hasattr(spec, "predict") or is_sb3_policy(spec):
@@ -213,6 +244,25 @@ def _make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
 
 register_loader(lambda spec: spec.lower().endswith(".zip"), _load_sb3)
 register("ppo", _make_ppo)
+register_loader(lambda spec: spec.lower().endswith(".zip"), _load_sb3, game="persian_rummy")
+
+
+def _rummy(name: str) -> Factory:
+    def factory(seed: int | None = None, **kwargs: Any) -> Policy:
+        if name == "random":
+            cls: Any = RandomPolicy
+        elif name == "greedy":
+            from agents.rummy.greedy import RummyGreedyAgent as cls
+        else:
+            from agents.rummy.rollout import RummyRolloutAgent as cls
+        return cls(seed=seed, **kwargs)
+
+    factory.__name__ = f"make_rummy_{name}"
+    return factory
+
+
+for _name in ("random", "greedy", "rollout"):
+    register(_name, _rummy(_name), game="persian_rummy")
 
 
 def _make_net(seed: int | None = None, **kwargs: Any) -> Policy:

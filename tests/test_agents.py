@@ -309,7 +309,7 @@ def test_registry_builds_agents():
 
 
 def test_registry_errors(monkeypatch):
-    monkeypatch.setattr(reg, "_LOADERS", [])  # no model loader registered (by other modules)
+    monkeypatch.setitem(reg._LOADERS, "pasur", [])  # no model loader registered (by other modules)
     with pytest.raises(ValueError, match="known agents: random, greedy, heuristic, ismcts"):
         make_agent("minimax")
     with pytest.raises(ValueError, match="unknown agent"):
@@ -335,7 +335,7 @@ def test_register_and_loader_hooks(monkeypatch):
         loaded.append((path, seed, kw))
         return RandomPolicy(seed=seed)
 
-    monkeypatch.setattr(reg, "_LOADERS", [])  # isolate from loaders other modules add
+    monkeypatch.setitem(reg._LOADERS, "pasur", [])  # isolate from loaders other modules add
     try:
         register("my-random", lambda seed=None: RandomPolicy(seed=seed))
         assert isinstance(make_agent("my-random", seed=3), RandomPolicy)
@@ -344,7 +344,7 @@ def test_register_and_loader_hooks(monkeypatch):
         assert isinstance(make_agent("runs/best.zip", seed=5, device="cpu"), RandomPolicy)
         assert loaded == [("runs/best.zip", 5, {"device": "cpu"})]
     finally:
-        reg._FACTORIES.pop("my-random", None)
+        reg._FACTORIES["pasur"].pop("my-random", None)
         if "my-random" in AGENT_NAMES:
             AGENT_NAMES.remove("my-random")
 

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
+from agents import make_agent
 from agents.apps.cli import main
 from agents.evaluation.rummy_match import duplicate_rummy_engine, evaluate_rummy
-from agents.rummy import make_rummy_agent
 from agents.rummy.greedy import greedy_rummy_actions
 from pasur_env.core.policy import GameView
 from pasur_env.rummy import RummyEngine, action_str
@@ -66,7 +66,7 @@ def test_duplicate_deals_do_not_depend_on_the_batch():
 
 def test_unknown_agent_and_bad_rounds():
     with pytest.raises(ValueError, match="unknown Persian Rummy agent 'heuristic'"):
-        make_rummy_agent("heuristic")
+        make_agent("heuristic", game="persian_rummy")
     with pytest.raises(ValueError, match="rounds"):
         evaluate_rummy("greedy", "random", rounds=0)
 
@@ -122,8 +122,8 @@ def test_agents_never_read_hidden_cards():
             twin = _hidden_permuted(one, seat, 5)
             acts = []
             for e in (one, twin):
-                agent = make_rummy_agent(name, seed=0, **({"samples": 2} if name == "rollout"
-                                                          else {}))
+                options = {"samples": 2} if name == "rollout" else {}
+                agent = make_agent(name, game="persian_rummy", seed=0, **options)
                 acts.append(int(agent.act(None, e.legal_mask(), GameView(e, np.array([0])))[0]))
             assert acts[0] == acts[1]
 

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from agents import make_agent  # noqa: E402
 from agents.apps.cli import main as cli_main  # noqa: E402
-from agents.rummy import make_rummy_agent  # noqa: E402
 from train import rummy_ppo  # noqa: E402
 from train.rummy_bc import collect_rummy  # noqa: E402
 
@@ -55,7 +55,7 @@ def test_train_end_to_end_resume_and_load(tmp_path, capsys) -> None:
     assert int(newest.stem.split("_")[1]) >= 2048
 
     # the saved model is a Persian Rummy agent, on the command line too
-    agent = make_rummy_agent(str(run / "model.zip"), seed=0)
+    agent = make_agent(str(run / "model.zip"), game="persian_rummy", seed=0)
     assert agent.needs_observation
     capsys.readouterr()
     assert cli_main(["eval", "--game", "persian_rummy", str(run / "model.zip"), "greedy",

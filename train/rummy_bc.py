@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from agents import make_agent
 from agents.evaluation.rummy_match import play_rummy
-from agents.rummy import make_rummy_agent
 from pasur_env.core.policy import GameView, Policy
 from pasur_env.rummy import RummyEngine
 from train.bc import Demonstrations
@@ -85,8 +85,8 @@ def collect_rummy(teacher: str, rounds: int, seed: int, batch: int = 1024,
     """Play ``rounds`` one-round deals of ``teacher`` and record its every decision."""
     if not 0.0 <= vs_random <= 1.0:
         raise ValueError(f"vs_random must lie in [0, 1], got {vs_random!r}")
-    policy = make_rummy_agent(teacher, seed=seed)
-    weak = make_rummy_agent("random", seed=seed + 1)
+    policy = make_agent(teacher, game="persian_rummy", seed=seed)
+    weak = make_agent("random", game="persian_rummy", seed=seed + 1)
     rng = np.random.default_rng(seed)
     parts = []
     for k, start in enumerate(range(0, rounds, batch)):

@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from agents import make_agent
 from agents.evaluation.rummy_match import RummyEvalResult, evaluate_rummy
-from agents.rummy import make_rummy_agent
 
 
 @dataclass
@@ -182,7 +182,7 @@ def make_env(args: Args, run_dir: Path) -> tuple[Any, Any]:
     from train.wrappers import ScaleReward
 
     def role(name: str, seed: int) -> Any:
-        return make_rummy_agent("random" if name == "self" else name, seed=seed)
+        return make_agent("random" if name == "self" else name, game="persian_rummy", seed=seed)
 
     venv = PersianRummyVecEnv(args.num_envs, opponent=role(args.opponent, args.seed + 2),
                               partner=role(args.partner, args.seed + 3), seed=args.seed,
@@ -279,7 +279,7 @@ def callbacks(args: Args, venv: Any, run_dir: Path, append_evals: bool,
 
 def final_evaluation(args: Args, run_dir: Path) -> list[RummyEvalResult]:
     """The saved model against every evaluation opponent; writes ``final_eval.json``."""
-    agent = make_rummy_agent(str(run_dir / "model.zip"), seed=args.seed)
+    agent = make_agent(str(run_dir / "model.zip"), game="persian_rummy", seed=args.seed)
     agent.name = f"{args.name}/model.zip"
     results = []
     for opp in args.eval_opponents.split(","):

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
-from agents.rummy import make_rummy_agent
+from agents.registry import make_agent
 from pasur_env.core.policy import GameView, Policy, check_actions
 from pasur_env.rummy import RummyEngine
 from pasur_env.rummy.kernels import state as S
@@ -115,8 +115,8 @@ def evaluate_rummy(a: str | Policy, b: str | Policy, rounds: int = 10_000, seed:
     """Play A against B on ``ceil(rounds / 2)`` duplicate deals (see the module doc)."""
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 2:
         raise ValueError(f"rounds must be an int >= 2, got {rounds!r}")
-    pa = make_rummy_agent(a, seed=seed) if isinstance(a, str) else a
-    pb = make_rummy_agent(b, seed=seed + 1) if isinstance(b, str) else b
+    pa = make_agent(a, game="persian_rummy", seed=seed) if isinstance(a, str) else a
+    pb = make_agent(b, game="persian_rummy", seed=seed + 1) if isinstance(b, str) else b
     groups = -(-rounds // 2)
     diff = np.zeros(groups)
     wins = np.zeros(groups)
