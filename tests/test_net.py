@@ -108,7 +108,7 @@ def test_net_ismcts_plays_the_networks_move_when_it_is_clear() -> None:
 @pytest.mark.parametrize("horizon", [0, 2])
 def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
     from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
-    from train.net_data import SearchLabeler
+    from train.move_net.data import SearchLabeler
 
     eng = Engine(8, seed=5, episode="round", auto_reset=False)
     eng.random_playout(9, seed=2)

@@ -20,7 +20,7 @@ pytest.importorskip("ray.rllib")
 from agents.evaluation.match import evaluate  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from train import rllib_ppo  # noqa: E402
-from train.rllib_env import (  # noqa: E402
+from train.rllib.env import (  # noqa: E402
     MAIN,
     make_multi_agent_env,
     make_single_agent_env,

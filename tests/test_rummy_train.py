@@ -13,7 +13,7 @@ pytest.importorskip("sb3_contrib")
 from agents import make_agent  # noqa: E402
 from agents.apps.cli import main as cli_main  # noqa: E402
 from train import rummy_ppo  # noqa: E402
-from train.rummy_bc import collect_rummy  # noqa: E402
+from train.bc import collect_rummy  # noqa: E402
 
 
 def test_args_and_configs(capsys) -> None:

@@ -16,7 +16,7 @@ from train import ppo  # noqa: E402
 
 
 def test_args_cli_and_configs(capsys) -> None:
-    from train.callbacks import parse_schedule
+    from train.sb3.callbacks import parse_schedule
 
     args = ppo.parse_args(["--config", "tiny", "--seed", "3", "--no-shaping"])
     assert args.total_timesteps == 4096 and args.seed == 3 and args.shaping is False
@@ -123,3 +123,47 @@ def test_opponent_fit_recovers_the_heuristic_as_its_own_sharpest_model(capsys) -
     assert "best: beta 5.0, floor 0.0" in capsys.readouterr().out
     beta, floor = opponent_fit.main(["--agent", "random", "--rounds", "4"])
     assert beta <= 0.75 or floor >= 0.2
+
+
+def test_the_one_config_parser_presets_overrides_and_bad_fields(capsys) -> None:
+    """Every script parses through :func:`train.common.config.parse_config_args`: a
+    preset replaces the defaults, a flag overrides the preset, and a field that does
+    not exist is a clear error (on the command line and in a preset table)."""
+    from dataclasses import dataclass
+
+    from train.common.config import config_cli, parse_config_args
+
+    @dataclass
+    class Settings:
+        config: str = "default"
+        """the preset"""
+        steps: int = 10
+        """steps to run"""
+        fast: bool = False
+        """go fast"""
+
+    presets = {"default": {}, "big": {"steps": 1000}}
+
+    def parse(argv: list[str]) -> Settings:
+        return parse_config_args(Settings, presets, argv, "prog", "doc",
+                                 check=lambda s: "steps must be > 0" if s.steps <= 0 else None)
+
+    assert parse([]) == Settings()
+    big = parse(["--config", "big"])
+    assert (big.config, big.steps) == ("big", 1000)
+    over = parse(["--config", "big", "--steps", "5", "--fast"])
+    assert (over.steps, over.fast) == (5, True)
+    assert config_cli(over, presets) == ["--config big", "--steps 5", "--fast"]
+    capsys.readouterr()
+    for argv, message in ((["--config", "huge"], "unknown --config 'huge'"),
+                          (["--stepz", "3"], "--stepz"),
+                          (["--steps", "0"], "steps must be > 0")):
+        with pytest.raises(SystemExit) as exit_info:
+            parse(argv)
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"preset 'big' of .*Settings sets unknown field\(s\) "
+                                         r"\['stepz'\]"):
+        parse_config_args(Settings, {"default": {}, "big": {"stepz": 1}}, [], "prog", None)
+    with pytest.raises(ValueError, match="need a 'default' entry"):
+        parse_config_args(Settings, {"big": {}}, [], "prog", None)

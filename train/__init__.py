@@ -1,5 +1,49 @@
-"""Training scripts for pasur_env agents: MaskablePPO with behaviour cloning and self-play
-(:mod:`train.ppo`), their callbacks, reward wrappers, plots and model export.
+"""Training pipelines for pasur_env agents: entry points over one set of plumbing.
 
-This package imports ``agents`` and ``pasur_env``; neither imports it.
+Entry points (``python -m train.<name>``; each reads top to bottom, CleanRL style: a
+dataclass of arguments with a docstring per field, ``--config`` presets, a ``main``
+that reads as the pipeline):
+
+* :mod:`train.net`: the move-scoring network, fitted to search labels (``make train``;
+  the shipped ``net`` agent);
+* :mod:`train.ppo`: Pasur with MaskablePPO, behaviour cloning and self-play
+  (``make train-ppo``; the shipped ``ppo`` agent);
+* :mod:`train.rummy_ppo`: Persian Rummy, behaviour cloning then MaskablePPO
+  (``make train GAME=persian_rummy``);
+* :mod:`train.rllib_ppo`: Pasur with Ray RLlib's PPO, locally or on a cluster
+  (``make train-rllib``, in the ``.venv-rllib`` venv);
+* :mod:`train.opponent_fit`: fits ``net-ismcts``'s opponent model to an agent's plays;
+* :mod:`train.export`: a trained model.zip without its optimizer state, for shipping.
+
+Plumbing, imported by the entry points and never the other way round:
+
+* :mod:`train.common`: what every pipeline uses: the config parser, the run folder,
+  the evaluation of a trained agent (the evaluation API of ``agents.evaluation``), the
+  report writer, the plots, the self-play opponent pool;
+* :mod:`train.sb3`: the MaskablePPO model, callbacks, checkpoints and reward wrappers
+  (``ppo`` and ``rummy_ppo``);
+* :mod:`train.bc`: behaviour cloning (``ppo`` and ``rummy_ppo``): recording a teacher
+  in either game, fitting a policy to it;
+* :mod:`train.move_net`: search labels and the torch fit (``net``);
+* :mod:`train.rllib`: RLlib's env adapters and Ray session (``rllib_ppo``).
+
+Layers: entry points > ``sb3``, ``bc``, ``move_net``, ``rllib`` > ``common``. This
+package imports ``agents`` and ``pasur_env``; neither imports it. The modules that
+moved into the subpackages still import by their old names (:data:`MOVED_MODULES`).
 """
+
+from pasur_env.core.aliases import install_aliases
+
+#: old module name -> its new home (old RLlib checkpoints and scripts name the old ones)
+MOVED_MODULES = {
+    "train.callbacks": "train.sb3.callbacks",
+    "train.net_data": "train.move_net.data",
+    "train.net_fit": "train.move_net.fit",
+    "train.plots": "train.common.plots",
+    "train.pool": "train.common.pool",
+    "train.rllib_env": "train.rllib.env",
+    "train.rummy_bc": "train.bc.rummy",
+    "train.run_dir": "train.common.run_dir",
+    "train.wrappers": "train.sb3.wrappers",
+}
+install_aliases(MOVED_MODULES)

@@ -4,13 +4,13 @@ Read top to bottom (CleanRL style):
 
 1. ``Args``: every setting, with its meaning; ``--config long`` is the run behind the
    shipped 2-player ``net``, ``--players 3``/``4`` trains for other tables.
-2. Each *iteration* plays one-round games in which a :class:`train.net_data.SearchLabeler`
+2. Each *iteration* plays one-round games in which a :class:`train.move_net.data.SearchLabeler`
    holds one side: at every decision it values **every** candidate move by determinized
    search (ISMCTS rollouts on the batched engine), records the observation, the move
    features and the values, and plays the best move. The other side is drawn from a mix
    of opponents: the labeler itself, the scripted agents, and from the second iteration
    on the network being trained, so the positions follow the learner's own play.
-3. The network (:class:`train.net_fit.TorchMoveNet`) is fitted on everything labelled so
+3. The network (:class:`train.move_net.fit.TorchMoveNet`) is fitted on everything labelled so
    far (warm start from the last iteration): it learns each move's value, so it needs no
    search to play.
 4. After each iteration the network plays duplicate-deal matches against the
@@ -25,7 +25,6 @@ Read top to bottom (CleanRL style):
 
 from __future__ import annotations
 
-import argparse
 import csv
 import dataclasses
 import json
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tyro
+from train.common.config import config_cli, parse_config_args
 
 
 @dataclass
@@ -141,30 +140,21 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
+def check_args(args: Args) -> str | None:
+    """What is wrong with settings that parse but cannot run, or None."""
+    if args.players not in (2, 3, 4):
+        return f"--players must be 2, 3 or 4, got {args.players}"
+    return None
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    pre = argparse.ArgumentParser(prog="python -m train.net", add_help=False)
-    pre.add_argument("--config", default="default")
-    known, _ = pre.parse_known_args(argv)
-    if known.config not in CONFIGS:
-        pre.error(f"unknown --config {known.config!r}; known: {sorted(CONFIGS)}")
-    default = Args(**{**CONFIGS[known.config], "config": known.config})
-    args = tyro.cli(Args, default=default, args=argv, description=__doc__)
-    if args.players not in (2, 3, 4):
-        pre.error(f"--players must be 2, 3 or 4, got {args.players}")
-    return args
+    return parse_config_args(Args, CONFIGS, argv, "python -m train.net", __doc__, check_args)
 
 
 def cli_of(args: Args) -> list[str]:
     """The flags that differ from the defaults of ``args.config`` (to reproduce a run)."""
-    base = Args(**CONFIGS[args.config])
-    out = [f"--config {args.config}"] if args.config != "default" else []
-    for f in dataclasses.fields(Args):
-        v = getattr(args, f.name)
-        if f.name not in ("config", "resume") and v != getattr(base, f.name):
-            flag = "--" + f.name.replace("_", "-")
-            out.append(flag if v is True else f"--no-{flag[2:]}" if v is False else f"{flag} {v}")
-    return out
+    return config_cli(args, CONFIGS)
 
 
 # ---- the pieces of a run ------------------------------------------------------------------
@@ -199,7 +189,7 @@ def save_checkpoint(run_dir: Path, state: State) -> None:
 def load_checkpoint(run_dir: Path) -> State | None:
     """The run's state from its checkpoint files, or None when there is none."""
     from agents.pasur.net import MoveNet
-    from train.net_data import Dataset
+    from train.move_net.data import Dataset
 
     path = run_dir / "checkpoint.json"
     if not path.exists():
@@ -230,9 +220,9 @@ def _horizon_text(horizon: int) -> str:
 
 
 def label(args: Args, state: State, decisions: int, deadline: float | None) -> Any:
-    """One iteration's labelled decisions (:func:`train.net_data.generate`)."""
+    """One iteration's labelled decisions (:func:`train.move_net.data.generate`)."""
     from agents.evaluation.progress import Progress
-    from train.net_data import SearchLabeler, generate
+    from train.move_net.data import SearchLabeler, generate
 
     seed = args.seed * 1000 + state.iteration
     labeler = SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
@@ -253,8 +243,8 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
     import torch
 
     from agents.evaluation.progress import Progress
-    from train.net_data import Dataset
-    from train.net_fit import FitSettings, TorchMoveNet, fit
+    from train.move_net.data import Dataset
+    from train.move_net.fit import FitSettings, TorchMoveNet, fit
 
     torch.manual_seed(args.seed + state.iteration)
     data = Dataset.concat(state.data)
@@ -289,19 +279,25 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
 
 def evaluate_network(args: Args, state: State, opponents: str, rounds: int,
                      seed: int) -> list[Any]:
-    """Duplicate-deal matches of the network against ``opponents`` (``name[:rounds]``)."""
-    from agents.evaluation.match import evaluate
+    """Duplicate-deal matches of the network against ``opponents`` (``name[:rounds]``;
+    ``ppo`` only with 2 players)."""
     from agents.pasur.net import NetAgent
+    from train.common.evaluation import evaluate_against
 
-    results = []
-    for item in opponents.split(","):
-        name, _, r = item.partition(":")
-        if name == "ppo" and args.players != 2:
-            continue
-        results.append(evaluate(NetAgent(model=state.net), name, players=args.players,
-                                rounds=int(r) if r else rounds, seed=seed,
-                                progress=args.progress_bar))
-    return results
+    return evaluate_against(NetAgent(model=state.net), opponents, game="pasur", rounds=rounds,
+                            seed=seed, progress=args.progress_bar, players=args.players,
+                            skip=() if args.players == 2 else ("ppo",))
+
+
+def final_evaluation(args: Args, state: State, run_dir: Path) -> list[Any]:
+    """The finished network against every final opponent; writes ``final_eval.json``."""
+    from agents.pasur.net import NetAgent
+    from train.common.evaluation import final_evaluation as evaluate_run
+
+    return evaluate_run(NetAgent(model=state.net), args.final_eval_opponents, run_dir,
+                        game="pasur", rounds=args.final_eval_rounds, seed=args.seed + 1000,
+                        progress=args.progress_bar, players=args.players,
+                        skip=() if args.players == 2 else ("ppo",))
 
 
 def log_iteration(args: Args, state: State, stats: dict[str, float], results: list[Any],
@@ -324,44 +320,36 @@ def log_iteration(args: Args, state: State, stats: dict[str, float], results: li
 def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
                  seconds: float) -> None:
     """``report.md``: how the network was made and how it plays against every baseline."""
-    from train.plots import plot_evaluations
+    from train.common.plots import plot_evaluations
+    from train.common.report import Column, results_columns
+    from train.common.report import write_report as write
 
     png = plot_evaluations(run_dir / "evals.csv", run_dir / "eval_curves.png",
                            xlabel="labelled decisions")
     decisions = sum(len(d) for d in state.data)
-    lines = [
-        f"# Pasur move-scoring network `{args.name}` ({args.players} players)",
-        "",
-        f"{decisions:,} decisions labelled by search ({args.label_budget} rollouts each, "
-        f"{_horizon_text(args.label_horizon)}) in "
-        f"{state.iteration} iterations; {seconds / 60:.1f} min in all (config "
-        f"`{args.config}`, seed {args.seed}). Network: `net.npz` (hidden {args.hidden}, "
-        f"{args.hidden // 2}); settings: `config.json`.",
-        "",
-        f"## Final evaluation (duplicate deals, {args.players} players)",
-        "",
-        "| opponent | rounds | net − opponent, points/round | 95% CI | round win rate | "
-        "net time/decision |",
-        "|---|---:|---:|---|---:|---:|",
-    ]
-    for r in results:
-        spd = r.seconds_per_decision.get("a", float("nan")) * 1e6
-        lines.append(
-            f"| {r.b} | {r.rounds:,} | {r.mean_point_diff:+.2f} | "
-            f"[{r.ci95[0]:+.2f}, {r.ci95[1]:+.2f}] | {r.round_win_rate:.3f} | {spd:.0f} µs |"
-        )
-    lines += ["", "## Iterations", "", "| iteration | decisions | fit regret | " +
-              " | ".join(f"vs {o}" for o in args.eval_opponents.split(",")) + " |",
-              "|---:|---:|---:|" + "---:|" * len(args.eval_opponents.split(","))]
+    intro = [f"{decisions:,} decisions labelled by search ({args.label_budget} rollouts each, "
+             f"{_horizon_text(args.label_horizon)}) in "
+             f"{state.iteration} iterations; {seconds / 60:.1f} min in all (config "
+             f"`{args.config}`, seed {args.seed}). Network: `net.npz` (hidden {args.hidden}, "
+             f"{args.hidden // 2}); settings: `config.json`."]
+    columns = results_columns("net − opponent, points/round") + [Column(
+        "net time/decision", "---:",
+        lambda r: f"{r.seconds_per_decision.get('a', float('nan')) * 1e6:.0f} µs")]
+    opponents = args.eval_opponents.split(",")
+    iterations = ["", "## Iterations", "", "| iteration | decisions | fit regret | " +
+                  " | ".join(f"vs {o}" for o in opponents) + " |",
+                  "|---:|---:|---:|" + "---:|" * len(opponents)]
     for h in state.history:
-        cells = [f"{h.get('vs_' + o, float('nan')):+.2f}" for o in args.eval_opponents.split(",")]
-        lines.append(f"| {h['iteration']} | {h['decisions']:,} | {h['regret']:.3f} | "
-                     + " | ".join(cells) + " |")
-    lines += ["", "Command to reproduce:", "", "```",
-              f"python -m train.net {' '.join(cli_of(args))}", "```", ""]
-    if png:
-        lines += ["## Evaluation after each iteration", "", f"![evaluations]({png.name})", ""]
-    (run_dir / "report.md").write_text("\n".join(lines))
+        cells = [f"{h.get('vs_' + o, float('nan')):+.2f}" for o in opponents]
+        iterations.append(f"| {h['iteration']} | {h['decisions']:,} | {h['regret']:.3f} | "
+                          + " | ".join(cells) + " |")
+    plots = (["## Evaluation after each iteration", "", f"![evaluations]({png.name})", ""]
+             if png else [])
+    write(run_dir, title=f"Pasur move-scoring network `{args.name}` ({args.players} players)",
+          intro=intro, table_title=f"Final evaluation (duplicate deals, {args.players} players)",
+          results=results, columns=columns, after_table=iterations,
+          commands_intro="Command to reproduce:",
+          commands=[f"python -m train.net {' '.join(cli_of(args))}"], sections=plots)
 
 
 # ---- main ------------------------------------------------------------------------------------
@@ -372,7 +360,7 @@ def main(argv: list[str] | None = None) -> Path:
     from torch.utils.tensorboard import SummaryWriter
 
     torch.set_num_threads(args.torch_threads)
-    from train.run_dir import start_run_dir
+    from train.common.run_dir import start_run_dir
 
     run_dir = start_run_dir(args)
     state = (load_checkpoint(run_dir) if args.resume else None) or State()
@@ -409,11 +397,7 @@ def main(argv: list[str] | None = None) -> Path:
         minutes=round(state.seconds / 60, 1),
     )
     state.net.save(run_dir / "net.npz")
-    results = evaluate_network(args, state, args.final_eval_opponents, args.final_eval_rounds,
-                               args.seed + 1000)
-    for r in results:
-        print(r.summary())
-    (run_dir / "final_eval.json").write_text(json.dumps([r.to_json() for r in results], indent=2))
+    results = final_evaluation(args, state, run_dir)
     write_report(args, run_dir, state, results, state.seconds)
     print(f"\nrun written to {run_dir}/ (net.npz, report.md); training took "
           f"{state.seconds / 60:.1f} min")

@@ -21,9 +21,9 @@ information a play gives about the hand is the difference). The shipped defaults
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import tyro
 
 from agents import make_agent
 from agents.pasur._moves import MOVE_BUF, decision_moves
@@ -32,10 +32,14 @@ from agents.pasur.inference import model_log_prob
 from pasur_env import Engine, GameView
 from pasur_env.core.loop import play
 from pasur_env.pasur import kernels as K
+from train.common.config import parse_config_args
 
 
 @dataclass
 class Args:
+    config: str = "default"
+    """named configuration whose values replace the defaults below: ``default`` or
+    ``tiny`` (flags given on the command line still win)"""
     agent: str = "ismcts"
     """the registered agent whose plays are modelled (it plays both seats)"""
     rounds: int = 400
@@ -46,6 +50,18 @@ class Args:
     """the values of ``beta`` tried (0: the uniform model)"""
     floors: tuple[float, ...] = (0.0, 0.05, 0.1, 0.2, 0.3)
     """the values of ``floor`` tried"""
+
+
+#: named configurations (``--config``); the defaults above are ``default``
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "tiny": {"rounds": 4},  # tests and smoke runs
+}
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
+    return parse_config_args(Args, CONFIGS, argv, "python -m train.opponent_fit", __doc__)
 
 
 class PlayRecorder:
@@ -109,7 +125,7 @@ def log_likelihood(plays: list[tuple[np.ndarray, int]], beta: float, floor: floa
 
 
 def main(argv: list[str] | None = None) -> tuple[float, float]:
-    args = tyro.cli(Args, args=argv, description=__doc__)
+    args = parse_args(argv)
     plays = play_scores(record_plays(args.agent, args.rounds, args.seed))
     uniform = -float(np.mean([np.log(s.size) for s, _ in plays]))
     agree = float(np.mean([s[i] >= s.max() for s, i in plays]))

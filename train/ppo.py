@@ -22,9 +22,6 @@ Read top to bottom (CleanRL style):
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -32,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import tyro
+
+from train.common.config import config_cli, parse_config_args
 
 
 @dataclass
@@ -74,7 +72,7 @@ class Args:
     """learner rewards (round-point difference) are multiplied by this for training"""
     shaping: bool = True
     """potential-based reward shaping: pay captured points as they are taken (same optimum,
-    denser signal; see ``train.wrappers.PotentialShaping``)"""
+    denser signal; see ``train.sb3.wrappers.PotentialShaping``)"""
     bc_teacher: str = "heuristic"
     """agent whose self-play the policy imitates before PPO starts (behaviour cloning)"""
     bc_rounds: int = 12_000
@@ -162,33 +160,6 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def parse_config_args(cls: type, configs: dict[str, dict[str, Any]], argv: list[str] | None,
-                      prog: str, description: str | None) -> Any:
-    """Command line -> a tyro dataclass ``cls``: ``--config`` picks the defaults from
-    ``configs``, flags win (shared by the training scripts)."""
-    pre = argparse.ArgumentParser(prog=prog, add_help=False)
-    pre.add_argument("--config", default="default")
-    known, _ = pre.parse_known_args(argv)
-    if known.config not in configs:
-        pre.error(f"unknown --config {known.config!r}; known: {sorted(configs)}")
-    default = cls(**{**configs[known.config], "config": known.config})
-    return tyro.cli(cls, default=default, args=argv, description=description)
-
-
-def config_cli(args: Any, configs: dict[str, dict[str, Any]]) -> list[str]:
-    """The flags of ``args`` that differ from the defaults of ``args.config`` (to
-    reproduce a run)."""
-    cls = type(args)
-    base = cls(**configs[args.config])
-    out = [f"--config {args.config}"] if args.config != "default" else []
-    for f in dataclasses.fields(cls):
-        v = getattr(args, f.name)
-        if f.name not in ("config", "resume") and v != getattr(base, f.name):
-            flag = "--" + f.name.replace("_", "-")
-            out.append(flag if v is True else f"--no-{flag[2:]}" if v is False else f"{flag} {v}")
-    return out
-
-
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
     return parse_config_args(Args, CONFIGS, argv, "python -m train.ppo", __doc__)
@@ -202,7 +173,7 @@ def cli_of(args: Args) -> list[str]:
 # ---- the pieces of a run ------------------------------------------------------------------
 def make_pool(args: Args, schedule: dict[str, tuple[float, float]]) -> Any:
     """The opponent pool: the scheduled scripted agents; snapshots join during training."""
-    from train.pool import OpponentPool
+    from train.common.pool import OpponentPool
 
     return OpponentPool(
         [(n, n, schedule[n][0]) for n in schedule if n != "self"], sampling="weights",
@@ -216,7 +187,7 @@ def make_env(args: Args, pool: Any, run_dir: Path) -> tuple[Any, Any]:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from pasur_env.pasur.vector_env import PasurVecEnv
-    from train.wrappers import PotentialShaping, ScaleReward
+    from train.sb3.wrappers import PotentialShaping, ScaleReward
 
     seat: int | str = int(args.learner_seat) if args.learner_seat.isdigit() else args.learner_seat
     venv = PasurVecEnv(args.num_envs, opponent=pool, learner_seat=seat, seed=args.seed,
@@ -232,39 +203,27 @@ def make_model(args: Args, env: Any, run_dir: Path, ckpt: Path | None, pool: Any
     from sb3_contrib import MaskablePPO
 
     from agents import PolicyAgent
+    from train.sb3.model import new_model, resume_model
 
-    if ckpt is not None:
-        model = MaskablePPO.load(ckpt, env=env, device=args.device)
-        for old in sorted((run_dir / "checkpoints").glob("model_*.zip"))[-args.max_snapshots:]:
-            steps = int(old.stem.split("_")[1])
-            pool.add(PolicyAgent(MaskablePPO.load(old, device=args.device), seed=args.seed),
-                     name=f"self@{steps}")
-        print(f"resuming from {ckpt} at {model.num_timesteps:,} steps")
-        return model
-    lr0 = args.learning_rate
-    return MaskablePPO(
-        "MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size,
-        n_epochs=args.n_epochs, learning_rate=lambda frac: lr0 * (0.1 + 0.9 * frac),
-        gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-        ent_coef=args.ent_coef, vf_coef=args.vf_coef, seed=args.seed, device=args.device,
-        policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",")]},
-        tensorboard_log=str(run_dir / "tb"), verbose=0,
-    )
+    if ckpt is None:
+        return new_model(args, env, run_dir)
+    model = resume_model(ckpt, env, args.device)
+    for old in sorted((run_dir / "checkpoints").glob("model_*.zip"))[-args.max_snapshots:]:
+        steps = int(old.stem.split("_")[1])
+        pool.add(PolicyAgent(MaskablePPO.load(old, device=args.device), seed=args.seed),
+                 name=f"self@{steps}")
+    return model
 
 
 def clone_teacher(args: Args, model: Any, env: Any, run_dir: Path) -> None:
-    """Behaviour cloning of ``bc_teacher`` into ``model``; writes ``bc.json``.
+    """Behaviour cloning of ``bc_teacher`` into ``model`` (:mod:`train.bc`); writes
+    ``bc.json``.
 
     The value head learns the round results minus the shaping potential (the value of
     the shaped reward), scaled like the training rewards.
     """
-    import torch
+    from train import bc
 
-    from train.bc import collect, pretrain
-
-    t0 = time.time()
-    demos = collect(args.bc_teacher, args.bc_rounds, seed=args.seed + 500,
-                    vs_random=args.bc_vs_random)
     phi = env.venv.w if args.shaping else None  # the shaping potential's weights
 
     def value_target(obs: np.ndarray, returns: np.ndarray) -> np.ndarray:
@@ -274,18 +233,18 @@ def clone_teacher(args: Args, model: Any, env: Any, run_dir: Path) -> None:
                 base[i:i + 65536] -= obs[i:i + 65536].astype(np.float32) @ phi
         return (base * args.reward_scale).astype(np.float32)
 
-    torch.set_num_threads(args.bc_torch_threads)
-    stats = pretrain(model, demos, epochs=args.bc_epochs, lr=args.bc_lr,
-                     batch_size=args.bc_batch_size, value_target=value_target, seed=args.seed)
-    torch.set_num_threads(args.torch_threads)
-    stats.update(decisions=len(demos.actions), seconds=time.time() - t0)
-    (run_dir / "bc.json").write_text(json.dumps(stats, indent=2))
+    bc.clone_teacher(
+        model, lambda: bc.collect(args.bc_teacher, args.bc_rounds, seed=args.seed + 500,
+                                  vs_random=args.bc_vs_random),
+        run_dir, teacher=args.bc_teacher, epochs=args.bc_epochs, lr=args.bc_lr,
+        batch_size=args.bc_batch_size, seed=args.seed, value_target=value_target,
+        bc_threads=args.bc_torch_threads, threads=args.torch_threads)
 
 
 def callbacks(args: Args, run_dir: Path, pool: Any, append_evals: bool,
               run_start: float) -> list[Any]:
-    """The training callbacks (:mod:`train.callbacks`)."""
-    from train.callbacks import (
+    """The training callbacks (:mod:`train.sb3.callbacks`)."""
+    from train.sb3.callbacks import (
         Checkpoints,
         OpponentSchedule,
         PeriodicEvaluation,
@@ -308,76 +267,53 @@ def final_evaluation(args: Args, run_dir: Path) -> list[Any]:
     from sb3_contrib import MaskablePPO
 
     from agents import PolicyAgent
-    from agents.evaluation.match import evaluate
+    from train.common.evaluation import final_evaluation as evaluate_run
 
     agent = PolicyAgent(MaskablePPO.load(run_dir / "model.zip", device="cpu"),
                         deterministic=True, name=f"{args.name}/model.zip")
-    results = []
-    for opp in args.eval_opponents.split(","):
-        res = evaluate(agent, opp, rounds=args.final_eval_rounds, seed=args.seed + 1000,
-                       games=args.final_eval_games or None, progress=args.progress_bar)
-        print(res.summary())
-        results.append(res)
-    (run_dir / "final_eval.json").write_text(json.dumps([r.to_json() for r in results], indent=2))
-    return results
+    return evaluate_run(agent, args.eval_opponents, run_dir, game="pasur",
+                        rounds=args.final_eval_rounds, seed=args.seed + 1000,
+                        progress=args.progress_bar, games=args.final_eval_games or None)
 
 
 def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: float,
                  steps: int) -> None:
     """``report.md``: the final results table, the plots, how the run was made."""
-    from train.plots import report_plot_sections
+    from train.bc import read_bc_stats
+    from train.common.plots import report_plot_sections
+    from train.common.report import Column, results_columns
+    from train.common.report import write_report as write
 
-    lines = [
-        f"# Pasur PPO run `{args.name}`",
-        "",
-        f"Trained for {steps:,} PPO decisions, {train_seconds / 60:.1f} min in all "
-        f"(config `{args.config}`, seed {args.seed}); model: `model.zip`, settings: "
-        "`config.json`.",
-        "",
+    intro = [f"Trained for {steps:,} PPO decisions, {train_seconds / 60:.1f} min in all "
+             f"(config `{args.config}`, seed {args.seed}); model: `model.zip`, settings: "
+             "`config.json`."]
+    bc = read_bc_stats(run_dir)
+    if bc is not None:
+        intro.append(f"Started from behaviour cloning of `{args.bc_teacher}` self-play "
+                     f"({bc['decisions']:,} decisions, {args.bc_epochs} epochs, accuracy "
+                     f"{bc['bc_accuracy']:.3f}, {bc['seconds'] / 60:.1f} min), then PPO "
+                     f"against the opponent pool `{args.opponent_schedule}`.")
+    columns = results_columns("mean points/round (A − B)") + [
+        Column("games to 62", "---:", lambda r: str(r.games)),
+        Column("game win rate", "---:",
+               lambda r: "" if r.game_win_rate is None else f"{r.game_win_rate:.3f}"),
     ]
-    bc_file = run_dir / "bc.json"
-    if bc_file.exists():
-        bc = json.loads(bc_file.read_text())
-        lines += [
-            f"Started from behaviour cloning of `{args.bc_teacher}` self-play "
-            f"({bc['decisions']:,} decisions, {args.bc_epochs} epochs, accuracy "
-            f"{bc['bc_accuracy']:.3f}, {bc['seconds'] / 60:.1f} min), then PPO against the "
-            f"opponent pool `{args.opponent_schedule}`.",
-            "",
-        ]
-    lines += [
-        "## Final evaluation (duplicate deals, 2 players)",
-        "",
-        "| opponent | rounds | mean points/round (A − B) | 95% CI | round win rate "
-        "| games to 62 | game win rate |",
-        "|---|---:|---:|---|---:|---:|---:|",
-    ]
-    for r in results:
-        gw = "" if r.game_win_rate is None else f"{r.game_win_rate:.3f}"
-        lines.append(
-            f"| {r.b} | {r.rounds:,} | {r.mean_point_diff:+.2f} | "
-            f"[{r.ci95[0]:+.2f}, {r.ci95[1]:+.2f}] | {r.round_win_rate:.3f} | {r.games} | {gw} |"
-        )
-    lines += ["", "Round win rate counts ties as half. Command to reproduce:", "",
-              "```", f"python -m train.ppo {' '.join(cli_of(args))}", "```", ""]
-    lines += report_plot_sections(run_dir)
-    (run_dir / "report.md").write_text("\n".join(lines))
+    write(run_dir, title=f"Pasur PPO run `{args.name}`", intro=intro,
+          table_title="Final evaluation (duplicate deals, 2 players)", results=results,
+          columns=columns,
+          commands_intro="Round win rate counts ties as half. Command to reproduce:",
+          commands=[f"python -m train.ppo {' '.join(cli_of(args))}"],
+          sections=report_plot_sections(run_dir))
+
 
 # ---- main ------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
     run_start = time.time()
-    import torch
-    from stable_baselines3.common.utils import set_random_seed
+    from train.sb3.callbacks import latest_checkpoint, parse_schedule
+    from train.sb3.model import learn_and_save, start_sb3_run
 
-    from train.callbacks import latest_checkpoint, parse_schedule, save_checkpoint
-
-    torch.set_num_threads(args.torch_threads)
-    set_random_seed(args.seed)
-    from train.run_dir import start_run_dir
-
-    run_dir = start_run_dir(args)
-
+    run_dir = start_sb3_run(args)
     pool = make_pool(args, parse_schedule(args.opponent_schedule))
     env, _venv = make_env(args, pool, run_dir)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
@@ -385,15 +321,9 @@ def main(argv: list[str] | None = None) -> Path:
     if ckpt is None and args.bc_rounds > 0:
         clone_teacher(args, model, env, run_dir)
     append = ckpt is not None and (run_dir / "evals.csv").exists()
-    remaining = args.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, callback=callbacks(args, run_dir, pool, append, run_start),
-                    progress_bar=args.progress_bar, reset_num_timesteps=ckpt is None,
-                    tb_log_name="ppo")
-    train_seconds = time.time() - run_start  # behaviour cloning and PPO
-    model.save(run_dir / "model.zip")
-    save_checkpoint(model, run_dir)
-    env.close()
+    train_seconds = learn_and_save(
+        args, model, env, run_dir, lambda: callbacks(args, run_dir, pool, append, run_start),
+        resumed=ckpt is not None, run_start=run_start)
 
     results = final_evaluation(args, run_dir)
     write_report(args, run_dir, results, train_seconds, int(model.num_timesteps))

@@ -21,7 +21,8 @@ Read top to bottom (CleanRL style):
    ``pasur eval``) against ``eval_opponents``; checkpoints every ``checkpoint_every``
    iterations (``--resume`` continues from the last).
 5. At the end: the Algorithm checkpoint (``checkpoint/``), the module alone
-   (``module/``: ``pasur eval rllib:runs/<name>/module greedy``), a final evaluation and
+   (``module/``: ``pasur eval rllib:runs/<name>/module greedy``), the last iteration's
+   figures (``train_stats.json``), a final evaluation (``final_eval.json``) and
    ``report.md``.
 
 Ray: ``--address`` joins a running cluster (``ray start --head`` ...; see
@@ -33,7 +34,6 @@ docs/distributed.md); by default a local Ray instance starts without its dashboa
 
 from __future__ import annotations
 
-import argparse
 import csv
 import functools
 import json
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import tyro
+from train.common.config import parse_config_args
 
 
 @dataclass
@@ -132,29 +132,28 @@ CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
+def check_args(args: Args) -> str | None:
+    """What is wrong with settings that parse but cannot run, or None."""
+    if args.mode not in ("single", "selfplay"):
+        return f"--mode must be single or selfplay, got {args.mode!r}"
+    if args.players not in (2, 3, 4):
+        return f"--players must be 2, 3 or 4, got {args.players}"
+    if args.minibatch > args.train_batch:
+        return f"--minibatch ({args.minibatch}) must be <= --train-batch ({args.train_batch})"
+    return None
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    pre = argparse.ArgumentParser(prog="python -m train.rllib_ppo", add_help=False)
-    pre.add_argument("--config", default="default")
-    known, _ = pre.parse_known_args(argv)
-    if known.config not in CONFIGS:
-        pre.error(f"unknown --config {known.config!r}; known: {sorted(CONFIGS)}")
-    default = Args(**{**CONFIGS[known.config], "config": known.config})
-    args = tyro.cli(Args, default=default, args=argv, description=__doc__)
-    if args.mode not in ("single", "selfplay"):
-        pre.error(f"--mode must be single or selfplay, got {args.mode!r}")
-    if args.players not in (2, 3, 4):
-        pre.error(f"--players must be 2, 3 or 4, got {args.players}")
-    if args.minibatch > args.train_batch:
-        pre.error(f"--minibatch ({args.minibatch}) must be <= --train-batch ({args.train_batch})")
-    return args
+    return parse_config_args(Args, CONFIGS, argv, "python -m train.rllib_ppo", __doc__,
+                             check_args)
 
 
 # ---- the algorithm ----------------------------------------------------------------------
 def learner_module_id(args: Args) -> str:
     from ray.rllib.core import DEFAULT_MODULE_ID
 
-    from train.rllib_env import MAIN
+    from train.rllib.env import MAIN
 
     return MAIN if args.mode == "selfplay" else DEFAULT_MODULE_ID
 
@@ -167,7 +166,7 @@ def build_config(args: Args) -> Any:
     from ray.tune.registry import register_env
 
     from agents.learned.rllib_module import MaskedPPOModule
-    from train import rllib_env as E
+    from train.rllib import env as E
 
     env_kwargs = {"num_players": args.players}
     module = RLModuleSpec(module_class=MaskedPPOModule,
@@ -201,25 +200,26 @@ def build_config(args: Args) -> Any:
 
 def copy_into_snapshot(algo: Any, slot: str) -> None:
     """Freeze ``main``'s current weights into ``slot`` (learner and env runners)."""
-    from train.rllib_env import MAIN
+    from train.rllib.env import MAIN
 
     state = algo.get_module(MAIN).get_state()
     algo.set_state({"learner_group": {"learner": {"rl_module": {slot: state}}}})
 
 
 # ---- evaluation, logging ------------------------------------------------------------------
-def evaluate_module(args: Args, algo: Any, rounds: int, seed: int) -> dict[str, Any]:
-    """The learner's module against each evaluation opponent (duplicate deals)."""
-    from agents.evaluation.match import evaluate
+def learner_agent(args: Args, algo: Any) -> Any:
+    """The learner's module as a project agent (what ``pasur eval rllib:...`` plays)."""
     from agents.learned.rllib_agent import RLlibAgent
 
-    agent = RLlibAgent(algo.get_module(learner_module_id(args)), name=args.name)
-    out = {}
-    for opp in [o.strip() for o in args.eval_opponents.split(",") if o.strip()]:
-        res = evaluate(agent, opp, rounds=rounds, players=args.players, seed=seed,
-                       progress=False)
-        out[opp] = {"mean": res.mean_point_diff, "ci": list(res.ci95), "rounds": res.rounds}
-    return out
+    return RLlibAgent(algo.get_module(learner_module_id(args)), name=args.name)
+
+
+def evaluate_module(args: Args, algo: Any, rounds: int, seed: int) -> list[Any]:
+    """The learner's module against each evaluation opponent (duplicate deals)."""
+    from train.common.evaluation import evaluate_against
+
+    return evaluate_against(learner_agent(args, algo), args.eval_opponents, game="pasur",
+                            rounds=rounds, seed=seed, progress=False, players=args.players)
 
 
 def flat_metrics(result: dict[str, Any], module_id: str) -> dict[str, float]:
@@ -258,9 +258,9 @@ class RunLog:
                 w.writeheader()
             w.writerow({"iteration": it, **row})
 
-    def evaluation(self, step: int, evals: dict[str, Any]) -> None:
-        for opp, r in evals.items():
-            self.writer.add_scalar(f"eval/{opp}", r["mean"], step)
+    def evaluation(self, step: int, results: list[Any]) -> None:
+        for r in results:
+            self.writer.add_scalar(f"eval/{r.b}", r.mean_point_diff, step)
         self.writer.flush()
 
 
@@ -268,7 +268,7 @@ class RunLog:
 def train_loop(args: Args, algo: Any, run_dir: Path, log: RunLog) -> dict[str, Any]:
     """``algo.train()`` until the time or step budget; snapshots, evals, checkpoints."""
     from agents.evaluation.progress import Progress
-    from train.rllib_env import snapshot_ids
+    from train.rllib.env import snapshot_ids
 
     module_id = learner_module_id(args)
     slots = snapshot_ids(args.snapshots) if args.mode == "selfplay" else []
@@ -303,34 +303,33 @@ def train_loop(args: Args, algo: Any, run_dir: Path, log: RunLog) -> dict[str, A
     return row
 
 
-def write_report(args: Args, run_dir: Path, last: dict[str, Any], final: dict[str, Any]) -> None:
-    lines = [
-        f"# RLlib PPO run `{args.name}` ({args.players} players, mode `{args.mode}`)", "",
-        f"{int(last.get('env_steps', 0)):,} env steps in {last['train_seconds'] / 60:.1f} min "
-        f"({last.get('env_steps_per_s', 0):,.0f} env steps/s over the run; "
-        f"{args.num_env_runners} env runners x {args.envs_per_runner} envs).", "",
-        "| opponent | rounds | agent − opponent, points/round | 95% CI |",
-        "|---|---:|---:|---|",
-    ]
-    for opp, r in final.items():
-        lines.append(f"| {opp} | {r['rounds']:,} | {r['mean']:+.3f} | "
-                     f"[{r['ci'][0]:+.3f}, {r['ci'][1]:+.3f}] |")
-    lines += ["", "Evaluate again:", "", "```",
-              f"pasur eval rllib:{run_dir / 'module'} greedy --rounds 2000", "```"]
-    (run_dir / "report.md").write_text("\n".join(lines) + "\n")
+def write_report(args: Args, run_dir: Path, last: dict[str, Any], final: list[Any]) -> None:
+    """``report.md``: the run's throughput and the final evaluation."""
+    from train.common.report import results_columns
+    from train.common.report import write_report as write
+
+    write(run_dir, title=f"RLlib PPO run `{args.name}` ({args.players} players, mode "
+                         f"`{args.mode}`)",
+          intro=[f"{int(last.get('env_steps', 0)):,} env steps in "
+                 f"{last['train_seconds'] / 60:.1f} min ({last.get('env_steps_per_s', 0):,.0f} "
+                 f"env steps/s over the run; {args.num_env_runners} env runners x "
+                 f"{args.envs_per_runner} envs)."],
+          table_title=f"Final evaluation (duplicate deals, {args.players} players)",
+          results=final, columns=results_columns("agent − opponent, points/round", digits=3,
+                                                 win_rate=False),
+          commands_intro="Evaluate again:",
+          commands=[f"pasur eval rllib:{run_dir / 'module'} greedy --rounds 2000"])
 
 
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
-    from train.run_dir import run_dir_of, start_run_dir
+    from train.common.run_dir import start_run_dir
 
-    run_dir = run_dir_of(args)
+    run_dir = start_run_dir(args, fresh=True)
     ckpt = run_dir / "checkpoint"
-    if run_dir.exists() and not args.resume and any(run_dir.iterdir()):
-        raise SystemExit(f"{run_dir} exists: pass --resume to continue it or pick another --name")
-    start_run_dir(args)
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    from train.rllib_env import ray_session
+    from train.common.evaluation import final_evaluation
+    from train.rllib.env import ray_session
 
     with ray_session(address=args.address):
         algo = build_config(args).build_algo()
@@ -341,10 +340,11 @@ def main(argv: list[str] | None = None) -> Path:
         last = train_loop(args, algo, run_dir, log)
         algo.save_to_path(str(ckpt.resolve()))
         algo.get_module(learner_module_id(args)).save_to_path(str((run_dir / "module").resolve()))
-        final = evaluate_module(args, algo, args.final_eval_rounds, args.seed + 1)
+        final = final_evaluation(learner_agent(args, algo), args.eval_opponents, run_dir,
+                                 game="pasur", rounds=args.final_eval_rounds,
+                                 seed=args.seed + 1, progress=False, players=args.players)
         log.evaluation(int(last.get("env_steps", 0)), final)
-        (run_dir / "final_eval.json").write_text(json.dumps({"train": last, "eval": final},
-                                                            indent=2))
+        (run_dir / "train_stats.json").write_text(json.dumps(last, indent=2))
         write_report(args, run_dir, last, final)
         algo.stop()
     print((run_dir / "report.md").read_text())

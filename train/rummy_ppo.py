@@ -1,7 +1,8 @@
 """Train a Persian Rummy agent: behaviour cloning of a strong teacher, then MaskablePPO.
 
-Read top to bottom (CleanRL style, as :mod:`train.ppo` for Pasur, whose machinery it
-imports: argument parsing, model construction, checkpoints, callbacks, plots):
+Read top to bottom (CleanRL style, as :mod:`train.ppo` for Pasur; both use the shared
+plumbing: :mod:`train.common` for the arguments, run folder, evaluation and report,
+:mod:`train.sb3` for the model, callbacks and checkpoints, :mod:`train.bc` for cloning):
 
 1. ``Args``: every setting, with its meaning; ``--config tiny`` for tests.
 2. The learner plays one seat of ``PersianRummyVecEnv`` (one batched engine of
@@ -10,13 +11,14 @@ imports: argument parsing, model construction, checkpoints, callbacks, plots):
    ``random``, ``rollout``) or ``self``, a frozen snapshot of the learner refreshed
    every ``snapshot_every`` steps. The learner's seat changes at every rollout, so it
    plays first, second, third and fourth.
-3. Before PPO, behaviour cloning (:mod:`train.rummy_bc` records, :func:`train.bc.pretrain`
-   fits) copies ``bc_teacher``. *Why:* the teacher ``rollout`` beats ``greedy`` by
-   about +136 points a round; measured on the same deals, cloning it and then PPO
-   beat PPO from scratch against ``greedy`` (+109.7 against +104.3) and clearly
-   against ``random`` (+173.9 against +148.2) (``docs/persian_rummy.md``, Training).
+3. Before PPO, behaviour cloning (:mod:`train.bc.rummy` records,
+   :func:`train.bc.clone.pretrain` fits) copies ``bc_teacher``. *Why:* the teacher
+   ``rollout`` beats ``greedy`` by about +136 points a round; measured on the same
+   deals, cloning it and then PPO beat PPO from scratch against ``greedy`` (+109.7
+   against +104.3) and clearly against ``random`` (+173.9 against +148.2)
+   (``docs/persian_rummy.md``, Training).
 4. Every ``eval_every`` steps the current policy plays duplicate deals against the
-   evaluation opponents (:func:`agents.evaluation.rummy_match.evaluate_rummy`); ``evals.csv``
+   evaluation opponents (:func:`train.common.evaluation.evaluate_game`); ``evals.csv``
    and TensorBoard get the figures. Checkpoints allow ``--resume``.
 5. At the end: ``runs/<name>/model.zip`` (an agent:
    ``pasur eval --game persian_rummy runs/<name>/model.zip greedy``), the final
@@ -28,7 +30,6 @@ imports: argument parsing, model construction, checkpoints, callbacks, plots):
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents import make_agent
-from agents.evaluation.rummy_match import RummyEvalResult, evaluate_rummy
+from train.common.config import config_cli, parse_config_args
 
 
 @dataclass
@@ -152,23 +153,12 @@ CONFIGS: dict[str, dict[str, Any]] = {
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    from train.ppo import parse_config_args
-
     return parse_config_args(Args, CONFIGS, argv, "python -m train.rummy_ppo", __doc__)
 
 
 def cli_of(args: Args) -> list[str]:
     """The flags that differ from the defaults of ``args.config`` (to reproduce a run)."""
-    from train.ppo import config_cli
-
     return config_cli(args, CONFIGS)
-
-
-def evaluate_fn(agent: Any, opponent: str, rounds: int, seed: int,
-                progress: bool = False) -> RummyEvalResult:
-    """Duplicate-deal Persian Rummy evaluation with the signature the shared
-    :class:`train.callbacks.PeriodicEvaluation` calls (``progress`` is unused)."""
-    return evaluate_rummy(agent, opponent, rounds=rounds, seed=seed)
 
 
 # ---- the pieces of a run ------------------------------------------------------------------
@@ -179,7 +169,7 @@ def make_env(args: Args, run_dir: Path) -> tuple[Any, Any]:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from pasur_env.rummy.vector_env import PersianRummyVecEnv
-    from train.wrappers import ScaleReward
+    from train.sb3.wrappers import ScaleReward
 
     def role(name: str, seed: int) -> Any:
         return make_agent("random" if name == "self" else name, game="persian_rummy", seed=seed)
@@ -237,33 +227,24 @@ class RotateSeat(BaseCallback):
 
 
 def clone_teacher(args: Args, model: Any, run_dir: Path) -> None:
-    """Behaviour cloning of ``bc_teacher`` into ``model`` (policy: the teacher's actions;
-    value: the mover's team's round result, scaled like the rewards); writes ``bc.json``."""
-    import torch
+    """Behaviour cloning of ``bc_teacher`` into ``model`` (:mod:`train.bc`; policy: the
+    teacher's actions; value: the mover's team's round result, scaled like the rewards);
+    writes ``bc.json``."""
+    from train import bc
 
-    from train.bc import pretrain
-    from train.rummy_bc import collect_rummy
-
-    t0 = time.time()
-    demos = collect_rummy(args.bc_teacher, args.bc_rounds, seed=args.seed + 500,
-                          vs_random=args.bc_vs_random)
-    collect_s = time.time() - t0
-    print(f"recorded {len(demos.actions):,} decisions of {args.bc_teacher} in {collect_s:.0f} s")
-    torch.set_num_threads(args.bc_torch_threads)
-    stats = pretrain(model, demos, epochs=args.bc_epochs, lr=args.bc_lr,
-                     lr_decay=args.bc_lr_decay, batch_size=args.bc_batch_size,
-                     value_target=lambda _obs, r: (r * args.reward_scale).astype(np.float32),
-                     seed=args.seed)
-    torch.set_num_threads(args.torch_threads)
-    stats.update(decisions=len(demos.actions), collect_seconds=collect_s,
-                 seconds=time.time() - t0)
-    (run_dir / "bc.json").write_text(json.dumps(stats, indent=2))
+    bc.clone_teacher(
+        model, lambda: bc.collect_rummy(args.bc_teacher, args.bc_rounds, seed=args.seed + 500,
+                                        vs_random=args.bc_vs_random),
+        run_dir, teacher=args.bc_teacher, epochs=args.bc_epochs, lr=args.bc_lr,
+        lr_decay=args.bc_lr_decay, batch_size=args.bc_batch_size, seed=args.seed,
+        value_target=lambda _obs, r: (r * args.reward_scale).astype(np.float32),
+        bc_threads=args.bc_torch_threads, threads=args.torch_threads)
 
 
 def callbacks(args: Args, venv: Any, run_dir: Path, append_evals: bool,
               run_start: float) -> list[Any]:
-    """The training callbacks (:mod:`train.callbacks` plus the two above)."""
-    from train.callbacks import Checkpoints, PeriodicEvaluation, TimeLimit
+    """The training callbacks (:mod:`train.sb3.callbacks` plus the two above)."""
+    from train.sb3.callbacks import Checkpoints, PeriodicEvaluation, TimeLimit
 
     roles = [r for r, who in (("partner", args.partner), ("opponent", args.opponent))
              if who == "self"]
@@ -271,93 +252,72 @@ def callbacks(args: Args, venv: Any, run_dir: Path, append_evals: bool,
         SelfSnapshots(venv, roles, args.snapshot_every, args.seed),
         RotateSeat(venv, args.seed),
         PeriodicEvaluation(args.eval_every, args.eval_opponents.split(","), args.eval_rounds,
-                           args.seed + 7, run_dir / "evals.csv", append_evals, evaluate_fn),
+                           args.seed + 7, run_dir / "evals.csv", append_evals,
+                           game="persian_rummy"),
         Checkpoints(args.checkpoint_every, run_dir),
         TimeLimit(args.time_limit_min, run_start),
     ]
 
 
-def final_evaluation(args: Args, run_dir: Path) -> list[RummyEvalResult]:
+def final_evaluation(args: Args, run_dir: Path) -> list[Any]:
     """The saved model against every evaluation opponent; writes ``final_eval.json``."""
+    from train.common.evaluation import final_evaluation as evaluate_run
+
     agent = make_agent(str(run_dir / "model.zip"), game="persian_rummy", seed=args.seed)
     agent.name = f"{args.name}/model.zip"
-    results = []
-    for opp in args.eval_opponents.split(","):
-        res = evaluate_rummy(agent, opp, rounds=args.final_eval_rounds, seed=args.seed + 1000)
-        print(res.summary())
-        results.append(res)
-    (run_dir / "final_eval.json").write_text(json.dumps([r.to_json() for r in results], indent=2))
-    return results
+    return evaluate_run(agent, args.eval_opponents, run_dir, game="persian_rummy",
+                        rounds=args.final_eval_rounds, seed=args.seed + 1000)
 
 
-def write_report(args: Args, run_dir: Path, results: list[RummyEvalResult],
-                 train_seconds: float, steps: int) -> None:
+def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: float,
+                 steps: int) -> None:
     """``report.md``: the final results table, the plots, how the run was made."""
-    from train.plots import report_plot_sections
+    from train.bc import read_bc_stats
+    from train.common.plots import report_plot_sections
+    from train.common.report import Column, results_columns
+    from train.common.report import write_report as write
 
-    lines = [f"# Persian Rummy run `{args.name}`", "",
-             f"Training took {train_seconds / 60:.1f} min in all (config `{args.config}`, "
+    intro = [f"Training took {train_seconds / 60:.1f} min in all (config `{args.config}`, "
              f"seed {args.seed}), {steps:,} PPO decisions after cloning; model: `model.zip`, "
-             "settings: `config.json`.", ""]
-    bc_file = run_dir / "bc.json"
-    if bc_file.exists():
-        bc = json.loads(bc_file.read_text())
-        lines += [f"Behaviour cloning of `{args.bc_teacher}` self-play: {bc['decisions']:,} "
-                  f"decisions of {args.bc_rounds:,} deals recorded in "
-                  f"{bc['collect_seconds'] / 60:.1f} min, {args.bc_epochs} epochs, accuracy "
-                  f"{bc['bc_accuracy']:.3f}, {bc['seconds'] / 60:.1f} min in all; then PPO with "
-                  f"partner `{args.partner}` against `{args.opponent}`.", ""]
-    lines += ["## Final evaluation (duplicate deals, both team seatings)", "",
-              "| opponent | rounds | mean team points/round (A − B) | 95% CI | round win rate "
-              "| 95% CI |", "|---|---:|---:|---|---:|---|"]
-    for r in results:
-        lines.append(f"| {r.b} | {r.rounds:,} | {r.mean_point_diff:+.2f} | "
-                     f"[{r.ci95[0]:+.2f}, {r.ci95[1]:+.2f}] | {r.win_rate:.3f} | "
-                     f"[{r.win_ci95[0]:.3f}, {r.win_ci95[1]:.3f}] |")
-    lines += ["", "Round win rate counts ties as half. To reproduce the run and an evaluation:",
-              "", "```", f"python -m train.rummy_ppo {' '.join(cli_of(args))}".rstrip(),
-              f"pasur eval --game persian_rummy {run_dir}/model.zip greedy "
-              f"--rounds {args.final_eval_rounds} --seed {args.seed + 1000}", "```", ""]
-    lines += report_plot_sections(run_dir)
-    (run_dir / "report.md").write_text("\n".join(lines))
+             "settings: `config.json`."]
+    bc = read_bc_stats(run_dir)
+    if bc is not None:
+        intro.append(f"Behaviour cloning of `{args.bc_teacher}` self-play: {bc['decisions']:,} "
+                     f"decisions of {args.bc_rounds:,} deals recorded in "
+                     f"{bc['collect_seconds'] / 60:.1f} min, {args.bc_epochs} epochs, accuracy "
+                     f"{bc['bc_accuracy']:.3f}, {bc['seconds'] / 60:.1f} min in all; then PPO "
+                     f"with partner `{args.partner}` against `{args.opponent}`.")
+    columns = results_columns("mean team points/round (A − B)") + [
+        Column("95% CI", "---", lambda r: f"[{r.win_ci95[0]:.3f}, {r.win_ci95[1]:.3f}]")]
+    write(run_dir, title=f"Persian Rummy run `{args.name}`", intro=intro,
+          table_title="Final evaluation (duplicate deals, both team seatings)",
+          results=results, columns=columns,
+          commands_intro="Round win rate counts ties as half. To reproduce the run and an "
+                         "evaluation:",
+          commands=[f"python -m train.rummy_ppo {' '.join(cli_of(args))}".rstrip(),
+                    f"pasur eval --game persian_rummy {run_dir}/model.zip greedy "
+                    f"--rounds {args.final_eval_rounds} --seed {args.seed + 1000}"],
+          sections=report_plot_sections(run_dir))
 
 
 # ---- main ------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> Path:
     args = parse_args(argv)
     run_start = time.time()
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import set_random_seed
+    from train.sb3.callbacks import latest_checkpoint
+    from train.sb3.model import learn_and_save, new_model, resume_model, start_sb3_run
 
-    from train.callbacks import latest_checkpoint, save_checkpoint
-    from train.ppo import make_model
-
-    torch.set_num_threads(args.torch_threads)
-    set_random_seed(args.seed)
-    from train.run_dir import start_run_dir
-
-    run_dir = start_run_dir(args)
-
+    run_dir = start_sb3_run(args)
     env, venv = make_env(args, run_dir)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
-    if ckpt is not None:
-        model = MaskablePPO.load(ckpt, env=env, device=args.device)
-        print(f"resuming from {ckpt} at {model.num_timesteps:,} steps")
-    else:  # Pasur's model builder: the same hyperparameters, no opponent pool needed
-        model = make_model(args, env, run_dir, None, None)
+    model = new_model(args, env, run_dir) if ckpt is None else resume_model(ckpt, env,
+                                                                             args.device)
     if ckpt is None and args.bc_rounds > 0:
         clone_teacher(args, model, run_dir)
     append = ckpt is not None and (run_dir / "evals.csv").exists()
-    remaining = args.total_timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, callback=callbacks(args, venv, run_dir, append, run_start),
-                    progress_bar=args.progress_bar, reset_num_timesteps=ckpt is None,
-                    tb_log_name="ppo")
-    train_seconds = time.time() - run_start  # cloning and PPO
-    model.save(run_dir / "model.zip")
-    save_checkpoint(model, run_dir)
-    env.close()
+    train_seconds = learn_and_save(
+        args, model, env, run_dir, lambda: callbacks(args, venv, run_dir, append, run_start),
+        resumed=ckpt is not None, run_start=run_start)
 
     results = final_evaluation(args, run_dir)
     write_report(args, run_dir, results, train_seconds, int(model.num_timesteps))

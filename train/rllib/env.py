@@ -31,7 +31,7 @@ from pettingzoo.utils.wrappers import BaseWrapper
 from agents.learned.rllib_module import MASK_KEY, OBS_KEY
 from pasur_env import pasur_v0
 from pasur_env.pasur.single_agent import PasurSingleAgentEnv
-from train.pool import OpponentPool
+from train.common.pool import OpponentPool
 
 #: names the envs are registered under with ``ray.tune.registry.register_env``
 MULTI_AGENT_ENV = "pasur_multi_agent"

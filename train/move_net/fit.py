@@ -36,7 +36,7 @@ from agents.pasur.net.features import MOVE_WIDTH, move_row_permutation
 from agents.pasur.net.model import PARAM_NAMES, MoveNet
 from pasur_env.pasur.rules import make_rules
 from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
-from train.net_data import Dataset
+from train.move_net.data import Dataset
 
 __all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
 

@@ -1,7 +1,8 @@
 """Stable-Baselines3 callbacks of the training runs: opponent schedule and self-play
 snapshots, periodic duplicate-deal evaluation, checkpoints, a time limit.
 
-Each is a small class with one job; :func:`train.ppo.main` assembles them. They hook
+Each is a small class with one job; :func:`train.ppo.main` and
+:func:`train.rummy_ppo.main` assemble them. They hook
 ``_on_rollout_end`` (between PPO updates) so that nothing runs inside a rollout.
 """
 
@@ -16,8 +17,8 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents import policy_snapshot
-from agents.evaluation.match import evaluate
-from train.pool import OpponentPool
+from train.common.evaluation import evaluate_game
+from train.common.pool import OpponentPool
 
 __all__ = [
     "OpponentSchedule",
@@ -113,20 +114,16 @@ class PeriodicEvaluation(_EveryN):
     """Duplicate-deal matches of the current policy against ``opponents``, logged to
     TensorBoard (``eval/...``) and appended to ``evals_csv``.
 
-    ``evaluate_fn(agent, opponent, rounds=, seed=, progress=)`` plays the matches
-    (:func:`agents.evaluation.match.evaluate`, Pasur, by default; another game passes its own, e.g.
-    :func:`train.rummy_ppo.evaluate_fn`); its result needs ``mean_point_diff``, ``ci95``
-    and ``round_win_rate``.
+    The matches are played in ``game`` by the evaluation API
+    (:func:`train.common.evaluation.evaluate_game`).
     """
 
     HEADER = ["timesteps", "opponent", "mean_point_diff", "ci_low", "ci_high", "round_win_rate"]
 
     def __init__(self, every: int, opponents: list[str], rounds: int, seed: int,
-                 evals_csv: Path, append: bool, evaluate_fn: Callable[..., Any] = evaluate
-                 ) -> None:
+                 evals_csv: Path, append: bool, game: str = "pasur") -> None:
         super().__init__(every)
-        self.opponents, self.rounds, self.seed = opponents, rounds, seed
-        self.evaluate_fn = evaluate_fn
+        self.opponents, self.rounds, self.seed, self.game = opponents, rounds, seed, game
         self.fh = open(evals_csv, "a" if append else "w", newline="")  # noqa: SIM115
         self.writer = csv.writer(self.fh)
         if not append:
@@ -135,8 +132,8 @@ class PeriodicEvaluation(_EveryN):
     def fire(self) -> None:
         agent = policy_snapshot(self.model, deterministic=True, name="learner")
         for opp in self.opponents:
-            res = self.evaluate_fn(agent, opp, rounds=self.rounds, seed=self.seed,
-                                   progress=False)
+            res = evaluate_game(agent, opp, game=self.game, rounds=self.rounds,
+                                seed=self.seed, progress=False)
             self.logger.record(f"eval/mean_point_diff_vs_{opp}", res.mean_point_diff)
             self.logger.record(f"eval/round_win_rate_vs_{opp}", res.round_win_rate)
             self.writer.writerow([self.num_timesteps, opp, res.mean_point_diff,

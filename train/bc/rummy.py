@@ -5,7 +5,7 @@ in every seat (or in all but one seat, played by the random agent, in a fraction
 ``vs_random`` of the deals, so the student also sees the loose tables weak players
 leave). Every teacher decision is recorded as (the mover's observation, its legal
 mask, the teacher's action, the mover's team's final round-point difference), in the
-:class:`train.bc.Demonstrations` layout, so :func:`train.bc.pretrain` fits a
+:class:`train.bc.clone.Demonstrations` layout, so :func:`train.bc.clone.pretrain` fits a
 MaskablePPO policy to it unchanged. The deals are played by the project's one
 Persian Rummy loop (:func:`agents.evaluation.rummy_match.play_rummy`); a recording wrapper around
 the teacher sees exactly what the teacher is asked, so no loop is duplicated here.
@@ -21,7 +21,7 @@ from agents import make_agent
 from agents.evaluation.rummy_match import play_rummy
 from pasur_env.core.policy import GameView, Policy
 from pasur_env.rummy import RummyEngine
-from train.bc import Demonstrations
+from train.bc.clone import Demonstrations
 
 __all__ = ["collect_rummy", "RecordingPolicy"]
 
@@ -92,5 +92,4 @@ def collect_rummy(teacher: str, rounds: int, seed: int, batch: int = 1024,
     for k, start in enumerate(range(0, rounds, batch)):
         n = min(batch, rounds - start)
         parts.append(_play_chunk(policy, weak, n, seed + k, vs_random, rng, flags))
-    return Demonstrations(*(np.concatenate([getattr(d, f) for d in parts])
-                            for f in ("obs", "masks", "actions", "returns")))
+    return Demonstrations.concat(parts)

@@ -1,0 +1,77 @@
+"""The one command-line parser of the training scripts: ``--config NAME`` presets plus
+field overrides, over a dataclass of arguments (tyro).
+
+Every pipeline declares its settings as a dataclass with a docstring per field (the
+``--help`` text) and a table of named presets (``CONFIGS``: ``default`` is the
+dataclass's own defaults). The command line picks a preset with ``--config``, then any
+flag overrides a field. :func:`config_cli` goes the other way: the flags that rebuild a
+run from its preset, for the reports' "command to reproduce".
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+import tyro
+
+__all__ = ["parse_config_args", "config_cli", "check_configs"]
+
+T = TypeVar("T")
+
+#: fields never written into a reproducing command line
+_NOT_REPRODUCED = ("config", "resume")
+
+
+def check_configs(cls: type, configs: Mapping[str, Mapping[str, Any]]) -> None:
+    """Raise ``ValueError`` when a preset sets a field that ``cls`` does not have (a
+    typo in a preset would otherwise be a ``TypeError`` deep inside the dataclass)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    if "default" not in configs:
+        raise ValueError(f"the presets of {cls.__qualname__} need a 'default' entry; "
+                         f"got {sorted(configs)}")
+    for preset, values in configs.items():
+        unknown = sorted(set(values) - names)
+        if unknown:
+            raise ValueError(f"preset {preset!r} of {cls.__qualname__} sets unknown "
+                             f"field(s) {unknown}; the fields are {sorted(names)}")
+
+
+def parse_config_args(cls: type[T], configs: Mapping[str, Mapping[str, Any]],
+                      argv: list[str] | None, prog: str, description: str | None,
+                      check: Callable[[T], str | None] | None = None) -> T:
+    """Command line -> a ``cls`` instance: ``--config`` picks the preset of ``configs``
+    whose values replace the dataclass defaults, flags given on the command line win.
+
+    ``check(args)`` returns an error message for settings that do not go together (or
+    None); like an unknown ``--config`` or an unknown flag, it exits with the usage
+    error (status 2) that the command line shows.
+    """
+    check_configs(cls, configs)
+    pre = argparse.ArgumentParser(prog=prog, add_help=False)
+    pre.add_argument("--config", default="default")
+    known, _ = pre.parse_known_args(argv)
+    if known.config not in configs:
+        pre.error(f"unknown --config {known.config!r}; known: {sorted(configs)}")
+    default = cls(**{**configs[known.config], "config": known.config})
+    args = tyro.cli(cls, default=default, args=argv, description=description)
+    problem = check(args) if check is not None else None
+    if problem:
+        pre.error(problem)
+    return args
+
+
+def config_cli(args: Any, configs: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The flags of ``args`` that differ from the preset ``args.config`` (to reproduce
+    a run): ``["--config long", "--total-timesteps 10"]``."""
+    cls = type(args)
+    base = cls(**configs[args.config])
+    out = [f"--config {args.config}"] if args.config != "default" else []
+    for f in dataclasses.fields(cls):
+        v = getattr(args, f.name)
+        if f.name not in _NOT_REPRODUCED and v != getattr(base, f.name):
+            flag = "--" + f.name.replace("_", "-")
+            out.append(flag if v is True else f"--no-{flag[2:]}" if v is False else f"{flag} {v}")
+    return out
