@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -65,6 +66,14 @@ class BaseStepInfo:
     I_WINNER: ClassVar[int]
     I_POINTS: ClassVar[int]
     I_SCORES: ClassVar[int]
+
+    def __init_subclass__(cls, kernels: ModuleType | None = None, **kwargs: Any) -> None:
+        """``class StepInfo(BaseStepInfo, kernels=K)`` reads the info columns from ``K``."""
+        super().__init_subclass__(**kwargs)
+        if kernels is not None:
+            for name in ("I_ACTOR", "I_ROUND_END", "I_GAME_END", "I_WINNER", "I_POINTS",
+                         "I_SCORES"):
+                setattr(cls, name, getattr(kernels, name))
 
     def __init__(self, info: np.ndarray, num_sides: int) -> None:
         self._info = info
@@ -122,7 +131,7 @@ class BatchEngine(ABC):
         **flags: rule flags (see the game's rules).
     """
 
-    # ---- what a game gives ---------------------------------------------------------------
+    # ---- what a game gives: ``class E(BatchEngine, kernels=K)`` reads them from K ------------
     #: number of action ids (the width of the legal mask)
     NUM_ACTIONS: ClassVar[int]
     #: phase names by phase number (for messages)
@@ -146,6 +155,21 @@ class BatchEngine(ABC):
 
     rules: Any
     state: np.ndarray
+
+    def __init_subclass__(cls, kernels: ModuleType | None = None, **kwargs: Any) -> None:
+        """Read the game's facts and kernels from its kernels package ``kernels``: the
+        constants named above and ``step_kernel``, ``legal_mask_kernel``,
+        ``random_actions_kernel`` and ``playout_kernel`` (built serial and parallel)."""
+        super().__init_subclass__(**kwargs)
+        if kernels is None:
+            return
+        for name in ("NUM_ACTIONS", "PHASE_NAMES", "NCOL", "MOVER", "PHASE", "RNG", "DONE",
+                     "NINFO"):
+            setattr(cls, name, getattr(kernels, name))
+        cls.STEP_KERNEL = BatchKernel(kernels.step_kernel, PARALLEL_MIN_BATCH)
+        cls.MASK_KERNEL = BatchKernel(kernels.legal_mask_kernel, PARALLEL_MIN_BATCH)
+        cls.RANDOM_KERNEL = BatchKernel(kernels.random_actions_kernel, PARALLEL_MIN_BATCH)
+        cls.PLAYOUT_KERNEL = BatchKernel(kernels.playout_kernel, PARALLEL_MIN_BATCH)
 
     def __init__(self, num_games: int = 1, seed: int | None = None, *, rules: Any = None,
                  episode: str = "game", auto_reset: bool = True,

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["Engine", "StepInfo", "action_str"]
 
 
-class StepInfo(BaseStepInfo):
+class StepInfo(BaseStepInfo, kernels=K):
     """What one :meth:`Engine.step` did in each game (arrays with a leading batch axis).
 
     The shared fields (:class:`~pasur_env.core.batch_engine.BaseStepInfo`: ``actor``,
@@ -45,9 +45,6 @@ class StepInfo(BaseStepInfo):
     """
 
     __slots__ = ()
-
-    I_ACTOR, I_ROUND_END, I_GAME_END = K.I_ACTOR, K.I_ROUND_END, K.I_GAME_END
-    I_WINNER, I_POINTS, I_SCORES = K.I_WINNER, K.I_POINTS, K.I_SCORES
 
     @property
     def surs(self) -> np.ndarray:
@@ -78,7 +75,7 @@ def action_str(action: int) -> str:
     return f"<invalid action {a}>"
 
 
-class Engine(BatchEngine):
+class Engine(BatchEngine, kernels=K):
     """B Pasur games advanced in lock step by compiled kernels.
 
     Args:
@@ -94,14 +91,7 @@ class Engine(BatchEngine):
         **flags: rule flags overriding the preset (see :class:`Rules`).
     """
 
-    NUM_ACTIONS = K.NUM_ACTIONS
-    PHASE_NAMES = K.PHASE_NAMES
-    NCOL, MOVER, PHASE, RNG, DONE, NINFO = K.NCOL, K.MOVER, K.PHASE, K.RNG, K.DONE, K.NINFO
     STEP_INFO = StepInfo
-    STEP_KERNEL = BatchKernel(K.step_kernel, PARALLEL_MIN_BATCH)
-    MASK_KERNEL = BatchKernel(K.legal_mask_kernel, PARALLEL_MIN_BATCH)
-    RANDOM_KERNEL = BatchKernel(K.random_actions_kernel, PARALLEL_MIN_BATCH)
-    PLAYOUT_KERNEL = BatchKernel(K.playout_kernel, PARALLEL_MIN_BATCH)
     RESET_KERNEL = BatchKernel(K.reset_kernel, PARALLEL_MIN_BATCH)
     #: each game's random stream and given first deck (-1s: shuffled) when it began,
     #: what a :class:`pasur_env.pasur.record.GameRecord` needs to replay it

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from pasur_env.core.batch_engine import BaseStepInfo, BatchEngine, check_seed
-from pasur_env.core.compile import PARALLEL_MIN_BATCH, BatchKernel
 from pasur_env.core.rng import stream_base
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.actions import action_str
@@ -31,7 +30,7 @@ from pasur_env.rummy.rules import RummyRules, make_rummy_rules
 __all__ = ["RummyEngine", "RummyStepInfo"]
 
 
-class RummyStepInfo(BaseStepInfo):
+class RummyStepInfo(BaseStepInfo, kernels=K):
     """What one :meth:`RummyEngine.step` did, one row per game stepped.
 
     The shared fields (:class:`~pasur_env.core.batch_engine.BaseStepInfo`: ``actor``,
@@ -42,15 +41,12 @@ class RummyStepInfo(BaseStepInfo):
 
     __slots__ = ()
 
-    I_ACTOR, I_ROUND_END, I_GAME_END = K.I_ACTOR, K.I_ROUND_END, K.I_GAME_END
-    I_WINNER, I_POINTS, I_SCORES = K.I_WINNER, K.I_POINTS, K.I_SCORES
-
     @property
     def went_out(self) -> np.ndarray:
         return self._info[:, K.I_OUT]
 
 
-class RummyEngine(BatchEngine):
+class RummyEngine(BatchEngine, kernels=K):
     """B Persian Rummy games advanced in lock step.
 
     Args:
@@ -63,14 +59,7 @@ class RummyEngine(BatchEngine):
         parallel: use the multi-threaded kernels; ``None`` = when B >= 512.
     """
 
-    NUM_ACTIONS = K.NUM_ACTIONS
-    PHASE_NAMES = K.PHASE_NAMES
-    NCOL, MOVER, PHASE, RNG, DONE, NINFO = K.NCOL, K.MOVER, K.PHASE, K.RNG, K.DONE, K.NINFO
     STEP_INFO = RummyStepInfo
-    STEP_KERNEL = BatchKernel(K.step_kernel, PARALLEL_MIN_BATCH)
-    MASK_KERNEL = BatchKernel(K.legal_mask_kernel, PARALLEL_MIN_BATCH)
-    RANDOM_KERNEL = BatchKernel(K.random_actions_kernel, PARALLEL_MIN_BATCH)
-    PLAYOUT_KERNEL = BatchKernel(K.playout_kernel, PARALLEL_MIN_BATCH)
     action_str = staticmethod(action_str)
 
     rules: RummyRules
