@@ -17,7 +17,7 @@ from pasur_env.pasur.score_sheet import round_sheet
 
 def test_svg_shows_only_what_the_viewer_sees() -> None:
     eng = Engine(1, seed=4, num_players=3)
-    eng.random_playout(4, seed=1)
+    eng.playout(4, seed=1)
     svg = to_svg(table_scene(eng, 0, viewer=1))
     shown = {int(c) for c in re.findall(r'data-card="(\d+)"', svg)}
     visible = set(eng.hand(0, 1)) | set(cards_of(int(eng.table[0])))

@@ -35,6 +35,7 @@ from pasur_env.core.policy import Policy
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card
 from pasur_env.pasur.engine import StepInfo
+from pasur_env.pasur.moves import capture_is_sur, move_options, move_to_actions
 
 __all__ = ["play", "watch", "HumanGame"]
 
@@ -206,12 +207,12 @@ class HumanGame:
 
     # ---- describing moves -------------------------------------------------------------------
     def _options(self, card: int) -> list[tuple[int, ...]]:
-        return [cap for c, cap in self.engine.move_options(0) if c == card and cap]
+        return [cap for c, cap in move_options(self.engine, 0) if c == card and cap]
 
     def _apply(self, seat: int, card: int, captured: tuple[int, ...]) -> None:
         """Play ``card`` taking ``captured`` (a legal full move) and report it."""
         before = self._before(seat)
-        for a in self.engine.move_to_actions(0, card, captured):
+        for a in move_to_actions(self.engine, 0, card, captured):
             self.env.step(int(a))
         self._report(seat, card, captured, before)
 
@@ -289,7 +290,7 @@ class HumanGame:
         eng = self.engine
         self.say(self.env.render() or "")
         hand = eng.hand(0, self.human)
-        moves = eng.move_options(0)
+        moves = move_options(eng, 0)
         self.say(f"Your hand: {cards_str(hand)}")
         self.say("Your plays:")
         for k, c in enumerate(sorted(hand), 1):
@@ -298,7 +299,7 @@ class HumanGame:
                 what = "laid on the table"
             elif len(opts) == 1:
                 what = "takes " + cards_str(opts[0])
-                if eng.capture_is_sur(0, c, opts[0]):
+                if capture_is_sur(eng, 0, c, opts[0]):
                     what += " (sur!)"
             else:
                 what = "takes " + " or ".join(cards_str(o) for o in opts) + " (you choose)"
