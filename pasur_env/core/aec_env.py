@@ -19,7 +19,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from pasur_env.core.options import check_render_mode
+from pasur_env.core.options import check_render_mode, show_text
 from pasur_env.core.rewards import round_infos, seat_rewards
 
 __all__ = ["CardGameAEC"]
@@ -196,10 +196,7 @@ class CardGameAEC(AECEnv):
             text += "\ngame over"
         else:
             text = f"view of player_{viewer}\n" + text
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return show_text(text, self.render_mode)
 
     def close(self) -> None:
         pass

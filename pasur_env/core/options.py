@@ -73,3 +73,11 @@ def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
     """Raise ``ValueError`` for a render mode the env does not offer."""
     if render_mode is not None and render_mode not in allowed:
         raise ValueError(f"render_mode must be one of {allowed}, got {render_mode!r}")
+
+
+def show_text(text: str, render_mode: str | None) -> str | None:
+    """What ``render()`` returns for a text frame: printed (and None) in ``human`` mode."""
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text

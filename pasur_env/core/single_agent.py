@@ -16,7 +16,7 @@ import gymnasium
 import numpy as np
 
 from pasur_env.core.learner_games import LearnerGames
-from pasur_env.core.options import check_illegal_action, check_render_mode
+from pasur_env.core.options import check_illegal_action, check_render_mode, show_text
 from pasur_env.core.spaces import LegalActionSpace
 
 __all__ = ["LearnerEnv"]
@@ -115,10 +115,7 @@ class LearnerEnv(gymnasium.Env):
         text = f"view of player_{seat} (learner)\n" + self.engine.render(0, viewer=seat)
         if self.games.done[0]:
             text += "\nepisode over"
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return show_text(text, self.render_mode)
 
     def close(self) -> None:
         pass
