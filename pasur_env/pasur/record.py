@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from pasur_env.core import record as core_record
+from pasur_env.core.record import check_format, parse_stream, record_format, stream_json
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_deck
 from pasur_env.pasur.engine import Engine, StepInfo, action_str
@@ -28,7 +30,9 @@ from pasur_env.pasur.rules import RULE_FLAGS, make_rules
 
 __all__ = ["FORMAT", "GameRecord", "Replay", "replay", "first_deal_of", "BatchRecorder"]
 
-FORMAT = "pasur-record/1"
+GAME = "pasur"
+#: the format of Pasur records (older records lack the ``game`` key and still load)
+FORMAT = record_format(GAME)
 
 
 def first_deal_of(engine: Engine, game: int) -> dict[str, Any]:
@@ -83,8 +87,9 @@ class GameRecord:
         return make_rules(**self.rules)
 
     def to_json(self) -> dict[str, Any]:
-        out = {"format": FORMAT, "rules": dict(self.rules), "episode": self.episode,
-               "dealer": self.dealer, "stream": f"{self.stream:016x}", "deck": self.deck,
+        out = {"format": FORMAT, "game": GAME, "rules": dict(self.rules),
+               "episode": self.episode, "dealer": self.dealer,
+               "stream": stream_json(self.stream), "deck": self.deck,
                "deal": self.deal, "actions": list(self.actions), "result": self.result,
                "players": self.players}
         if self.meta:
@@ -94,13 +99,7 @@ class GameRecord:
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
         """Parse and check the shape of a record; ``ValueError`` names the bad field."""
-        if not isinstance(data, dict):
-            raise ValueError("a record must be a JSON object")
-        if data.get("format") != FORMAT:
-            raise ValueError(f"record format must be {FORMAT!r}, got {data.get('format')!r}")
-        for key in ("rules", "episode", "dealer", "stream", "actions"):
-            if key not in data:
-                raise ValueError(f"record lacks {key!r}")
+        check_format(data, FORMAT, ("rules", "episode", "dealer", "stream", "actions"))
         rules = data["rules"]
         if not isinstance(rules, dict):
             raise ValueError("record field 'rules' must be an object of rule flags")
@@ -109,16 +108,7 @@ class GameRecord:
         except (TypeError, ValueError) as e:
             raise ValueError(f"record field 'rules': {e}") from None
         acts = data["actions"]
-        if not isinstance(acts, list) or not all(
-            isinstance(a, int) and not isinstance(a, bool) for a in acts
-        ):
-            raise ValueError("record field 'actions' must be a list of action ids")
-        try:
-            stream = int(str(data["stream"]), 16)
-        except ValueError:
-            raise ValueError("record field 'stream' must be a hexadecimal number") from None
-        if not 0 <= stream < 2**64:
-            raise ValueError("record field 'stream' must fit in 64 bits")
+        stream = parse_stream(data["stream"])
         deck = data.get("deck")
         if deck is not None:
             parse_deck(deck)  # raises naming the problem
@@ -190,31 +180,10 @@ def replay(record: GameRecord | dict[str, Any]) -> Replay:
     return Replay(rec, states, infos, eng)
 
 
-class BatchRecorder:
-    """Records every game of a batch played through the play loop (its two hooks).
-
-    ``play(engine, ..., on_decisions=rec.decisions, on_step=rec.step)``; then
-    ``rec.records[g]`` is game ``g``'s :class:`GameRecord` (finished when it ended).
-    ``players[g]`` names the players of game ``g``'s seats.
-    """
+class BatchRecorder(core_record.BatchRecorder):
+    """Records every Pasur game of a batch played through the play loop
+    (:class:`pasur_env.core.record.BatchRecorder` making :class:`GameRecord` s)."""
 
     def __init__(self, engine: Engine, players: list[list[str]] | None = None,
                  **meta: Any) -> None:
-        self.records = [
-            GameRecord.start(engine, g, players=None if players is None else players[g], **meta)
-            for g in range(engine.num_games)
-        ]
-        self.rounds = np.zeros(engine.num_games, dtype=np.int64)
-
-    def decisions(self, k: int, view: Any, obs: Any, mask: Any, actions: np.ndarray) -> None:
-        for g, a in zip(view.games.tolist(), actions.tolist(), strict=True):
-            self.records[g].actions.append(int(a))
-
-    def step(self, games: np.ndarray, info: StepInfo) -> None:
-        if not info.any_round_end:
-            return
-        for row in np.flatnonzero(info.round_end).tolist():
-            g = int(games[row])
-            self.rounds[g] += 1
-            if info.game_end[row]:
-                self.records[g].finish(info, row, int(self.rounds[g]))
+        super().__init__(engine, GameRecord.start, players, **meta)
