@@ -16,8 +16,9 @@ imports: argument parsing, model construction, checkpoints, callbacks, plots):
    beat PPO from scratch against ``greedy`` (+109.7 against +104.3) and clearly
    against ``random`` (+173.9 against +148.2) (``docs/persian_rummy.md``, Training).
 4. Every ``eval_every`` steps the current policy plays duplicate deals against the
-   evaluation opponents (:func:`agents.evaluation.match.evaluate` with ``game="persian_rummy"``); ``evals.csv``
-   and TensorBoard get the figures. Checkpoints allow ``--resume``.
+   evaluation opponents (:func:`agents.evaluation.match.evaluate`,
+   ``game="persian_rummy"``); ``evals.csv`` and TensorBoard get the figures.
+   Checkpoints allow ``--resume``.
 5. At the end: ``runs/<name>/model.zip`` (an agent:
    ``pasur eval --game persian_rummy runs/<name>/model.zip greedy``), the final
    duplicate-deal evaluation and ``report.md``.

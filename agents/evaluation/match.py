@@ -46,7 +46,9 @@ from pasur_env.core.policy import Policy
 from pasur_env.core.record import BatchRecorder, append_records, records_file
 from pasur_env.games import game_info
 
-__all__ = ["evaluate", "seatings", "duplicate_engine", "setup", "Setup", "Match", "Tally"]
+__all__ = [
+    "evaluate", "seatings", "duplicate_engine", "setup", "Setup", "Match", "Tally",
+]
 
 
 def seatings(players: int) -> list[str]:
@@ -389,7 +391,8 @@ def _result(
     decisions = int(sum(clock.decisions))
     names = ("a",) if match.same else ("a", "b")
     res = EvalResult(
-        game=match.game, a=labels[0], b=labels[1], players=match.players, seed=seed, mode=mode, rules=rules,
+        game=match.game, a=labels[0], b=labels[1], players=match.players, seed=seed,
+        mode=mode, rules=rules,
         seatings=match.seats, rounds=n_rounds, deals=int((tally.rounds > 0).sum()),
         mean_point_diff=mean, std_error=se, ci95=ci,
         mean_points_a=tally.pts_a / n_rounds if n_rounds else math.nan,

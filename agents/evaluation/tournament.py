@@ -255,7 +255,8 @@ class TournamentResult:
         ax.errorbar(x, y, xerr=[lo, hi], fmt="o", capsize=4)
         ax.set_yticks(y, [self.agents[i] for i in order])
         ax.set_xlabel("Elo (Bradley-Terry on round results), 95% bootstrap interval")
-        ax.set_title(f"{game_info(self.game).title} ladder: {self.players} players, {self.rounds:,} rounds per pair")
+        title = game_info(self.game).title
+        ax.set_title(f"{title} ladder: {self.players} players, {self.rounds:,} rounds per pair")
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         fig.savefig(str(path), dpi=120)
@@ -391,7 +392,8 @@ def tournament(
         diff[i, j], diff[j, i] = m.mean_point_diff, -m.mean_point_diff
     played = wins + wins.T
     return TournamentResult(
-        agents=names, players=next(iter(matches.values())).players, rounds=int(max(m.rounds for m in matches.values())),
+        agents=names, players=next(iter(matches.values())).players,
+        rounds=int(max(m.rounds for m in matches.values())),
         seed=int(seed), matches=matches, elo=elo, elo_ci95=elo_ci, points=pts,
         points_ci95=pts_ci, win_rate=wins.sum(axis=1) / np.maximum(played.sum(axis=1), 1e-12),
         seconds_per_decision=_thinking_times(matches, k),

@@ -23,11 +23,14 @@ __all__ = [
     "record_format",
     "game_of",
     "check_format",
+    "check_rules",
     "parse_stream",
     "stream_json",
     "read_record",
     "append_records",
     "records_file",
+    "replay_actions",
+    "check_scores",
     "BatchRecorder",
 ]
 
@@ -71,6 +74,17 @@ def check_format(data: Any, fmt: str, required: Iterable[str]) -> dict[str, Any]
     ):
         raise ValueError("record field 'actions' must be a list of action ids")
     return data
+
+
+def check_rules(rules: Any, make_rules: Callable[..., Any]) -> dict[str, Any]:
+    """A record's ``rules`` (an object of rule flags that ``make_rules`` accepts)."""
+    if not isinstance(rules, dict):
+        raise ValueError("record field 'rules' must be an object of rule flags")
+    try:
+        make_rules(**rules)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"record field 'rules': {e}") from None
+    return dict(rules)
 
 
 def parse_stream(value: Any) -> int:
@@ -119,6 +133,38 @@ def records_file(folder: str | Path | None, labels: tuple[str, str], seed: int) 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("")
     return path
+
+
+def replay_actions(engine: Any, actions: list[int], action_str: Callable[[int], str],
+                   claims_result: bool) -> tuple[list[np.ndarray], list[Any]]:
+    """Play ``actions`` on a one-game ``engine``, checking each is legal where it stands;
+    returns the state before every action and at the end, and every step's report.
+
+    ``ValueError`` names the first move that fails, or says the moves do not finish
+    the game when the record ``claims_result``.
+    """
+    states, infos = [engine.state[0].copy()], []
+    for k, a in enumerate(actions):
+        if engine.done[0]:
+            raise ValueError(f"move {k} ({action_str(a)}): the game was already over")
+        legal = engine.legal_actions(0)
+        if a not in legal:
+            raise ValueError(
+                f"move {k} (player_{int(engine.current_player[0])}, {action_str(a)}) is "
+                f"illegal: legal were {', '.join(action_str(x) for x in legal)}"
+            )
+        infos.append(engine.step(np.array([a], dtype=np.int64)))
+        states.append(engine.state[0].copy())
+    if claims_result and not engine.done[0]:
+        raise ValueError("the record claims a result but its moves do not finish the game")
+    return states, infos
+
+
+def check_scores(result: dict[str, Any], scores: list[int]) -> None:
+    """``ValueError`` unless the record's result holds the replay's ``scores``."""
+    if result.get("scores") != scores:
+        raise ValueError(f"the record's scores {result.get('scores')} differ from the "
+                         f"replay's {scores}")
 
 
 class GameRecordLike(Protocol):

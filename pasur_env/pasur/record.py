@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from pasur_env.core import record as core_record
-from pasur_env.core.record import check_format, parse_stream, record_format, stream_json
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_deck
 from pasur_env.pasur.engine import Engine, StepInfo, action_str
@@ -32,7 +31,7 @@ __all__ = ["FORMAT", "GameRecord", "Replay", "replay", "first_deal_of", "BatchRe
 
 GAME = "pasur"
 #: the format of Pasur records (older records lack the ``game`` key and still load)
-FORMAT = record_format(GAME)
+FORMAT = core_record.record_format(GAME)
 
 
 def first_deal_of(engine: Engine, game: int) -> dict[str, Any]:
@@ -89,7 +88,7 @@ class GameRecord:
     def to_json(self) -> dict[str, Any]:
         out = {"format": FORMAT, "game": GAME, "rules": dict(self.rules),
                "episode": self.episode, "dealer": self.dealer,
-               "stream": stream_json(self.stream), "deck": self.deck,
+               "stream": core_record.stream_json(self.stream), "deck": self.deck,
                "deal": self.deal, "actions": list(self.actions), "result": self.result,
                "players": self.players}
         if self.meta:
@@ -99,16 +98,10 @@ class GameRecord:
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
         """Parse and check the shape of a record; ``ValueError`` names the bad field."""
-        check_format(data, FORMAT, ("rules", "episode", "dealer", "stream", "actions"))
-        rules = data["rules"]
-        if not isinstance(rules, dict):
-            raise ValueError("record field 'rules' must be an object of rule flags")
-        try:
-            make_rules(**rules)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"record field 'rules': {e}") from None
+        core_record.check_format(data, FORMAT, ("rules", "episode", "dealer", "stream", "actions"))
+        rules = core_record.check_rules(data["rules"], make_rules)
         acts = data["actions"]
-        stream = parse_stream(data["stream"])
+        stream = core_record.parse_stream(data["stream"])
         deck = data.get("deck")
         if deck is not None:
             parse_deck(deck)  # raises naming the problem
@@ -153,30 +146,10 @@ def replay(record: GameRecord | dict[str, Any]) -> Replay:
     eng = _engine_for(rec)
     if rec.deal is not None and rec.deal != first_deal_of(eng, 0):
         raise ValueError("the record's first deal is not what its stream and deck deal")
-    states, infos = [eng.state[0].copy()], []
-    rounds = 0
-    for k, a in enumerate(rec.actions):
-        if eng.phase[0] == K.DONE:
-            raise ValueError(f"move {k} ({action_str(a)}): the game was already over")
-        seat = int(eng.current_player[0])
-        legal = eng.legal_actions(0)
-        if a not in legal:
-            raise ValueError(
-                f"move {k} (player_{seat}, {action_str(a)}) is illegal: legal were "
-                f"{', '.join(action_str(x) for x in legal)}"
-            )
-        info = eng.step(np.array([a], dtype=np.int64))
-        rounds += int(info.round_end[0])
-        states.append(eng.state[0].copy())
-        infos.append(info)
+    states, infos = core_record.replay_actions(eng, rec.actions, action_str, rec.result is not None)
     if rec.result is not None:
-        if eng.phase[0] != K.DONE:
-            raise ValueError("the record claims a result but its moves do not finish the game")
         sides = [eng.rules.side_of(s) for s in range(eng.num_players)]
-        scores = [int(infos[-1].scores[0, s]) for s in sides]
-        if rec.result.get("scores") != scores:
-            raise ValueError(f"the record's scores {rec.result.get('scores')} differ from the "
-                             f"replay's {scores}")
+        core_record.check_scores(rec.result, [int(infos[-1].scores[0, s]) for s in sides])
     return Replay(rec, states, infos, eng)
 
 

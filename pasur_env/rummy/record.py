@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from pasur_env.core import record as core_record
-from pasur_env.core.record import check_format, parse_stream, record_format, stream_json
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.actions import action_str
 from pasur_env.rummy.cards import card_code, parse_deck
@@ -30,7 +29,7 @@ __all__ = ["GAME", "FORMAT", "RummyGameRecord", "RummyReplay", "replay", "first_
            "BatchRecorder"]
 
 GAME = "persian_rummy"
-FORMAT = record_format(GAME)
+FORMAT = core_record.record_format(GAME)
 
 
 def first_deal_of(engine: RummyEngine, game: int) -> dict[str, Any]:
@@ -79,7 +78,7 @@ class RummyGameRecord:
     def to_json(self) -> dict[str, Any]:
         out = {"format": FORMAT, "game": GAME, "rules": dict(self.rules),
                "episode": self.episode, "dealer": self.dealer, "deck": list(self.deck),
-               "stream": stream_json(self.stream), "deal": self.deal,
+               "stream": core_record.stream_json(self.stream), "deal": self.deal,
                "actions": list(self.actions), "result": self.result, "players": self.players}
         if self.meta:
             out["meta"] = dict(self.meta)
@@ -88,20 +87,15 @@ class RummyGameRecord:
     @classmethod
     def from_json(cls, data: Any) -> RummyGameRecord:
         """Parse and check the shape of a record; ``ValueError`` names the bad field."""
-        check_format(data, FORMAT, ("rules", "episode", "dealer", "deck", "stream", "actions"))
-        rules = data["rules"]
-        if not isinstance(rules, dict):
-            raise ValueError("record field 'rules' must be an object of rule flags")
-        try:
-            make_rummy_rules(**rules)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"record field 'rules': {e}") from None
+        required = ("rules", "episode", "dealer", "deck", "stream", "actions")
+        core_record.check_format(data, FORMAT, required)
+        rules = core_record.check_rules(data["rules"], make_rummy_rules)
         try:
             parse_deck(data["deck"])
         except (TypeError, ValueError) as e:
             raise ValueError(f"record field 'deck': {e}") from None
         return cls(rules=dict(rules), episode=data["episode"], dealer=data["dealer"],
-                   deck=list(data["deck"]), stream=parse_stream(data["stream"]),
+                   deck=list(data["deck"]), stream=core_record.parse_stream(data["stream"]),
                    actions=list(data["actions"]), deal=data.get("deal"),
                    result=data.get("result"), players=data.get("players"),
                    meta=dict(data.get("meta") or {}))
@@ -141,25 +135,10 @@ def replay(record: RummyGameRecord | dict[str, Any]) -> RummyReplay:
     eng = _engine_for(rec)
     if rec.deal is not None and rec.deal != first_deal_of(eng, 0):
         raise ValueError("the record's first deal is not what its deck and dealer deal")
-    states, infos = [eng.state[0].copy()], []
-    for k, a in enumerate(rec.actions):
-        if eng.done[0]:
-            raise ValueError(f"move {k} ({action_str(a)}): the game was already over")
-        legal = eng.legal_actions(0)
-        if a not in legal:
-            raise ValueError(
-                f"move {k} (player_{eng.mover(0)}, {action_str(a)}) is illegal: legal were "
-                f"{', '.join(action_str(x) for x in legal)}"
-            )
-        infos.append(eng.step(np.array([a], dtype=np.int64)))
-        states.append(eng.state[0].copy())
+    claims = rec.result is not None
+    states, infos = core_record.replay_actions(eng, rec.actions, action_str, claims)
     if rec.result is not None:
-        if not eng.done[0]:
-            raise ValueError("the record claims a result but its moves do not finish the game")
-        scores = [int(x) for x in infos[-1].scores[0]]
-        if rec.result.get("scores") != scores:
-            raise ValueError(f"the record's scores {rec.result.get('scores')} differ from the "
-                             f"replay's {scores}")
+        core_record.check_scores(rec.result, [int(x) for x in infos[-1].scores[0]])
     return RummyReplay(rec, states, infos, eng)
 
 
