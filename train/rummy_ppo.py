@@ -16,8 +16,9 @@ imports: argument parsing, model construction, checkpoints, callbacks, plots):
    beat PPO from scratch against ``greedy`` (+109.7 against +104.3) and clearly
    against ``random`` (+173.9 against +148.2) (``docs/persian_rummy.md``, Training).
 4. Every ``eval_every`` steps the current policy plays duplicate deals against the
-   evaluation opponents (:func:`agents.evaluation.rummy_match.evaluate_rummy`); ``evals.csv``
-   and TensorBoard get the figures. Checkpoints allow ``--resume``.
+   evaluation opponents (:func:`agents.evaluation.match.evaluate`,
+   ``game="persian_rummy"``); ``evals.csv`` and TensorBoard get the figures.
+   Checkpoints allow ``--resume``.
 5. At the end: ``runs/<name>/model.zip`` (an agent:
    ``pasur eval --game persian_rummy runs/<name>/model.zip greedy``), the final
    duplicate-deal evaluation and ``report.md``.
@@ -39,7 +40,8 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents import make_agent
-from agents.evaluation.rummy_match import RummyEvalResult, evaluate_rummy
+from agents.evaluation.match import evaluate
+from agents.evaluation.results import EvalResult
 
 
 @dataclass
@@ -165,10 +167,11 @@ def cli_of(args: Args) -> list[str]:
 
 
 def evaluate_fn(agent: Any, opponent: str, rounds: int, seed: int,
-                progress: bool = False) -> RummyEvalResult:
+                progress: bool = False) -> EvalResult:
     """Duplicate-deal Persian Rummy evaluation with the signature the shared
     :class:`train.callbacks.PeriodicEvaluation` calls (``progress`` is unused)."""
-    return evaluate_rummy(agent, opponent, rounds=rounds, seed=seed)
+    return evaluate(agent, opponent, rounds=rounds, seed=seed, progress=False,
+                    game="persian_rummy")
 
 
 # ---- the pieces of a run ------------------------------------------------------------------
@@ -277,20 +280,21 @@ def callbacks(args: Args, venv: Any, run_dir: Path, append_evals: bool,
     ]
 
 
-def final_evaluation(args: Args, run_dir: Path) -> list[RummyEvalResult]:
+def final_evaluation(args: Args, run_dir: Path) -> list[EvalResult]:
     """The saved model against every evaluation opponent; writes ``final_eval.json``."""
     agent = make_agent(str(run_dir / "model.zip"), game="persian_rummy", seed=args.seed)
     agent.name = f"{args.name}/model.zip"
     results = []
     for opp in args.eval_opponents.split(","):
-        res = evaluate_rummy(agent, opp, rounds=args.final_eval_rounds, seed=args.seed + 1000)
+        res = evaluate(agent, opp, rounds=args.final_eval_rounds, seed=args.seed + 1000,
+                       progress=False, game="persian_rummy")
         print(res.summary())
         results.append(res)
     (run_dir / "final_eval.json").write_text(json.dumps([r.to_json() for r in results], indent=2))
     return results
 
 
-def write_report(args: Args, run_dir: Path, results: list[RummyEvalResult],
+def write_report(args: Args, run_dir: Path, results: list[EvalResult],
                  train_seconds: float, steps: int) -> None:
     """``report.md``: the final results table, the plots, how the run was made."""
     from train.plots import report_plot_sections
