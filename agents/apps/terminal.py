@@ -492,7 +492,7 @@ def watch_rummy(agents: str | Policy | Sequence[str | Policy] = "random", seed: 
             out.write(f"\ndeal over: team points {pts}, scores {info.scores[0].tolist()}\n")
             if not eng.done[0]:
                 out.write(f"\n{eng.render(0)}\n")
-    out.write(f"game over: scores {eng.scores(0)}\n")
+    out.write(f"game over: scores {eng.scores[0].tolist()}\n")
     return 0
 
 
