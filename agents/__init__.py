@@ -43,8 +43,6 @@ MOVED_MODULES = {
     "agents.results": "agents.evaluation.results",
     "agents.rllib_agent": "agents.learned.rllib_agent",
     "agents.rllib_module": "agents.learned.rllib_module",
-    "agents.rummy.cli": "agents.apps.rummy_cli",
-    "agents.rummy.match": "agents.evaluation.rummy_match",
     "agents.sb3_policy": "agents.learned.sb3",
     "agents.stats": "agents.evaluation.stats",
     "agents.tournament": "agents.evaluation.tournament",

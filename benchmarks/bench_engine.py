@@ -37,11 +37,11 @@ def _measure(batch: int, repeats: int, decisions: int) -> dict:
     warm = Engine(2, seed=0)
     warm.step(warm.random_actions(np.random.default_rng(0)))
     warm.legal_mask()
-    warm.random_playout(10)
+    warm.playout(10)
     big = Engine(max(batch, 2), seed=0)  # parallel kernels compile/load on first use
     big.step(big.random_actions(np.random.default_rng(0)))
     big.legal_mask()
-    big.random_playout(2)
+    big.playout(2)
     compile_s = time.perf_counter() - t0
 
     steps = int(min(20000, max(100, decisions // batch)))
@@ -65,7 +65,7 @@ def _measure(batch: int, repeats: int, decisions: int) -> dict:
 
     def run_playout(eng, rng, steps):
         t = time.perf_counter()
-        rounds = eng.random_playout(steps, seed=int(rng.integers(1 << 30)))
+        rounds = eng.playout(steps, seed=int(rng.integers(1 << 30)))
         return time.perf_counter() - t, rounds
 
     for name, fn in (("step", run_step), ("mask+numpy", run_mask), ("playout", run_playout)):
@@ -94,7 +94,7 @@ def _compile_time() -> float:
         "from pasur_env import Engine\n"
         "t = time.perf_counter()\n"
         "e = Engine(2, seed=0); e.step(e.random_actions(np.random.default_rng(0)))\n"
-        "e.legal_mask(); e.random_playout(10)\n"
+        "e.legal_mask(); e.playout(10)\n"
         "print(time.perf_counter() - t)\n"
     )
     with tempfile.TemporaryDirectory() as cache:

@@ -26,7 +26,8 @@ from pasur_env.core.policy import (
 )
 from pasur_env.pasur.aec_env import env, raw_env
 from pasur_env.pasur.cards import card_code, card_str, parse_card, parse_cards, parse_deck
-from pasur_env.pasur.engine import Engine, Position, StepInfo, action_str
+from pasur_env.pasur.engine import Engine, StepInfo, action_str
+from pasur_env.pasur.positions import Position
 from pasur_env.pasur.rules import PRESETS, RULE_FLAGS, Rules, make_rules
 from pasur_env.pasur.single_agent import PasurSingleAgentEnv
 from pasur_env.rummy import RummyEngine, RummyRules, RummyStepInfo, make_rummy_rules

@@ -31,11 +31,17 @@ class GameInfo:
     aec_module: str
     gym_id: str
     rules_doc: str
+    #: the module of its game records (``GameRecord``-like class, ``replay``, ``BatchRecorder``)
+    record_path: str = ""
 
     def engine_class(self) -> Any:
         """The game's engine class (imports the game)."""
         module, _, name = self.engine_path.partition(":")
         return getattr(importlib.import_module(module), name)
+
+    def record_module(self) -> Any:
+        """The game's record module (imports the game)."""
+        return importlib.import_module(self.record_path)
 
 
 GAMES: dict[str, GameInfo] = {
@@ -43,12 +49,13 @@ GAMES: dict[str, GameInfo] = {
         id="pasur", title="Pasur", players=(2, 3, 4), num_actions=104,
         engine_path="pasur_env.pasur.engine:Engine", aec_module="pasur_env.pasur_v0",
         gym_id="pasur_env/Pasur-v0", rules_doc="docs/rules.md",
+        record_path="pasur_env.pasur.record",
     ),
     "persian_rummy": GameInfo(
         id="persian_rummy", title="Persian Rummy", players=(4,), num_actions=245,
         engine_path="pasur_env.rummy.engine:RummyEngine",
         aec_module="pasur_env.persian_rummy_v0", gym_id="pasur_env/PersianRummy-v0",
-        rules_doc="docs/persian_rummy.md",
+        rules_doc="docs/persian_rummy.md", record_path="pasur_env.rummy.record",
     ),
 }
 #: the game ids, Pasur first

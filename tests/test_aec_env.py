@@ -7,6 +7,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from pasur_env import Engine, Position, parse_cards, pasur_v0
+from pasur_env.pasur.moves import determinize
 from pasur_env.pasur.observation import encode, encode_numpy, observation_layout, observation_size
 
 CONFIGS = [
@@ -146,7 +147,7 @@ def test_no_hidden_card_leak(flags: dict) -> None:
         if step % 10 == 0:
             for b in range(0, 16, 5):
                 for seat in range(eng.num_players):
-                    copies = eng.determinize(b, 6, seat=seat, seed=step)
+                    copies = determinize(eng, b, 6, seat=seat, seed=step)
                     ref = encode(eng, [b], [seat])
                     assert np.array_equal(
                         encode(copies, seats=np.full(6, seat)), np.repeat(ref, 6, axis=0)

@@ -25,6 +25,7 @@ from pasur_env import Engine, GameView, Policy, Position, RandomPolicy, parse_ca
 from pasur_env.core.loop import DecisionClock, play
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import mask_of
+from pasur_env.pasur.moves import determinize
 
 C = parse_card
 
@@ -89,7 +90,7 @@ def test_agents_on_random_mid_round_states():
     for P in (2, 3, 4):
         eng = Engine(40, seed=P, episode="round", num_players=P)
         for steps in (3, 17, 31):
-            eng.random_playout(steps, seed=steps)
+            eng.playout(steps, seed=steps)
             mask = eng.legal_mask()
             assert (eng.phase == K.CAPTURE).any() or steps == 3
             for agent in small_agents(seed=int(rng.integers(100))):
@@ -207,7 +208,7 @@ def test_hand_size_matches_engine():
     for P in (2, 3, 4):
         eng = Engine(16, seed=P, episode="round", num_players=P)
         for steps in range(0, 40, 5):
-            eng.random_playout(5, seed=steps)
+            eng.playout(5, seed=steps)
             for b in range(eng.num_games):
                 for seat in range(P):
                     want = bin(int(eng.hands[b, seat])).count("1")
@@ -227,10 +228,10 @@ def test_heuristic_avoids_leaving_a_sur():
 def _info_set_pairs(flags: dict, n: int, seed: int):
     """(engine, game, twin engine): the twin re-deals every card hidden from the mover."""
     eng = Engine(n, seed=seed, episode="round", **flags)
-    eng.random_playout(seed % 23 + 3, seed=seed)
+    eng.playout(seed % 23 + 3, seed=seed)
     for g in range(n):
         seat = int(eng.current_player[g])
-        twin = eng.determinize(g, 1, seat=seat, seed=seed * 1000 + g)
+        twin = determinize(eng, g, 1, seat=seat, seed=seed * 1000 + g)
         yield eng, g, twin
 
 

@@ -175,3 +175,84 @@ def test_demo_prints_a_game_between_agents(capsys) -> None:
     out = capsys.readouterr().out
     assert "player_2 (random)" in out and "=== round over ===" in out and "game over" in out
     assert "##" not in out  # watching: every hand is shown
+
+
+# ---- --game persian_rummy: every subcommand, the refusals, records and replay -------------
+def test_agents_lists_the_games_agents(capsys) -> None:
+    assert main(["agents", "--game", "persian_rummy"]) == 0
+    names = capsys.readouterr().out.split()
+    assert {"random", "greedy", "rollout"} <= set(names) and "heuristic" not in names
+
+
+def test_rummy_eval_saves_records_that_replay(tmp_path, capsys) -> None:
+    out, folder = tmp_path / "r.json", tmp_path / "games"
+    assert main(["eval", "--game", "persian_rummy", "greedy", "random", "--rounds", "4",
+                 "--json", str(out), "--save-games", str(folder), "--no-progress",
+                 "--rule", "deals=1"]) == 0
+    data = json.loads(out.read_text())
+    assert data["game"] == "persian_rummy" and data["rounds"] == 4 and data["players"] == 4
+    assert data["rules"]["deals"] == 1 and data["groups"] == 2
+    path = folder / "greedy_vs_random_seed0.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(records) == 4 and {r["game"] for r in records} == {"persian_rummy"}
+    capsys.readouterr()
+    assert main(["replay", str(path), "--index", "3", "--all"]) == 0
+    text = capsys.readouterr().out
+    assert "Persian Rummy" in text and "[0/" in text and "DISCARD" in text
+    assert main(["replay", str(path), "--game", "persian_rummy", "--all"]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(path), "--game", "pasur", "--all"]) == 2
+    assert "is of 'persian_rummy', not 'pasur'" in capsys.readouterr().err
+
+
+def test_rummy_tournament_and_demo(capsys) -> None:
+    assert main(["tournament", "--game", "persian_rummy", "greedy", "random", "--rounds", "2",
+                 "--bootstrap", "5", "--no-progress", "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["game"] == "persian_rummy"
+    assert "Persian Rummy: 2 agents, 4 players" in captured.err
+    assert main(["demo", "--game", "persian_rummy", "--agent", "greedy", "--episode",
+                 "round"]) == 0
+    text = capsys.readouterr().out
+    assert "Persian Rummy, seed 0" in text and "deal over: team points" in text
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["eval", "--game", "persian_rummy", "greedy", "random", "--players", "3"],
+     "does not take --players 3"),
+    (["eval", "--game", "persian_rummy", "greedy", "random", "--preset", "classic"],
+     "does not take --preset"),
+    (["tournament", "--game", "persian_rummy", "greedy", "random", "--players", "2"],
+     "does not take --players 2"),
+    (["demo", "--game", "persian_rummy", "--players", "3"], "does not take --players 3"),
+    (["eval", "--game", "persian_rummy", "greedy", "random", "--rule", "target_score=3"],
+     "target_score"),
+    (["play", "--game", "persian_rummy"], "terminal and web play of Persian Rummy are not"),
+    (["serve", "--game", "persian_rummy"], "terminal and web play of Persian Rummy are not"),
+])
+def test_options_a_game_does_not_take_are_refused_in_one_line(argv, message, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith(f"pasur {argv[0]}: error")
+
+
+def test_an_old_pasur_record_still_replays(tmp_path, capsys) -> None:
+    from pasur_env import Engine
+    from pasur_env.pasur.record import GameRecord
+
+    eng = Engine(1, seed=5, episode="round", auto_reset=False)
+    rec = GameRecord.start(eng, players=["a", "b"])
+    while not eng.done[0]:
+        a = eng.legal_actions(0)[0]
+        rec.actions.append(a)
+        eng.step([a])
+    old = rec.to_json()
+    del old["game"]  # records written before records named their game
+    assert old["format"] == "pasur-record/1"
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    assert main(["replay", str(path), "--all"]) == 0
+    assert "Pasur, " in capsys.readouterr().out
+    lines = tmp_path / "old.jsonl"
+    lines.write_text(json.dumps(old) + "\n" + json.dumps(old) + "\n")
+    assert main(["replay", str(lines), "--game", "1", "--all"]) == 0  # the former --game N

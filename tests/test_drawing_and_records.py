@@ -17,7 +17,7 @@ from pasur_env.pasur.score_sheet import round_sheet
 
 def test_svg_shows_only_what_the_viewer_sees() -> None:
     eng = Engine(1, seed=4, num_players=3)
-    eng.random_playout(4, seed=1)
+    eng.playout(4, seed=1)
     svg = to_svg(table_scene(eng, 0, viewer=1))
     shown = {int(c) for c in re.findall(r'data-card="(\d+)"', svg)}
     visible = set(eng.hand(0, 1)) | set(cards_of(int(eng.table[0])))
@@ -88,3 +88,39 @@ def test_a_given_deck_is_recorded_and_replayed() -> None:
     assert rec.deck == deck and rec.dealer == 0
     rep = replay(rec.to_json())
     assert np.array_equal(rep.states[0], eng.state[0])
+
+
+def test_rummy_records_round_trip_and_replay() -> None:
+    from pasur_env.core.record import game_of
+    from pasur_env.rummy import RummyEngine
+    from pasur_env.rummy.record import BatchRecorder, RummyGameRecord
+    from pasur_env.rummy.record import replay as replay_rummy
+
+    eng = RummyEngine(2, seed=3, episode="game", auto_reset=False, deals=2)
+    start = eng.state.copy()
+    rec = BatchRecorder(eng, [["a", "b", "a", "b"]] * 2, seed=3)
+    rng = np.random.default_rng(0)
+    games = np.arange(2)
+    while not eng.done.all():
+        live = games[~eng.done]
+        acts = eng.random_actions(rng, games=live)
+        rec.decisions(0, type("V", (), {"games": live})(), None, None, acts)
+        rec.step(live, eng.step(acts, games=live))
+    for g, r in enumerate(rec.records):
+        data = r.to_json()
+        assert game_of(data) == "persian_rummy" and data["result"]["rounds"] == 2
+        assert RummyGameRecord.from_json(data) == r
+        rep = replay_rummy(data)
+        assert np.array_equal(rep.states[0], start[g]) and np.array_equal(
+            rep.states[-1], eng.state[g])
+        assert rep.position(0).hand(0, 0) == RummyEngine(
+            2, seed=3, episode="game", auto_reset=False).hand(g, 0)
+    data = rec.records[0].to_json()
+    with pytest.raises(ValueError, match=r"move 4 \(player_\d, .*\) is illegal"):
+        replay_rummy({**data, "actions": data["actions"][:4] + [9999] + data["actions"][5:]})
+    with pytest.raises(ValueError, match="do not finish"):
+        replay_rummy({**data, "actions": data["actions"][:-2]})
+    with pytest.raises(ValueError, match="format"):
+        replay_rummy({**data, "format": "pasur-record/1"})
+    with pytest.raises(ValueError, match="deck"):
+        replay_rummy({**data, "deck": data["deck"][:10]})

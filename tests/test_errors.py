@@ -9,6 +9,7 @@ import pytest
 
 from pasur_env import Engine, Position, Rules, card_code, make_rules, parse_card, parse_deck
 from pasur_env.pasur import kernels as K
+from pasur_env.pasur.moves import move_options, move_to_actions
 
 CODES = [card_code(c) for c in range(52)]
 
@@ -236,7 +237,7 @@ def test_illegal_action_in_capture_phase() -> None:
     for a in (104, -1):
         _check_illegal(eng, np.array([a]), 0)
     with pytest.raises(ValueError, match="PLAY phase"):
-        eng.move_options(0)
+        move_options(eng, 0)
 
 
 def test_done_phase_only_accepts_minus_one() -> None:
@@ -311,7 +312,7 @@ def test_engine_misc_errors() -> None:
     with pytest.raises(ValueError, match="shape"):
         eng.reset_games(np.array([True]))
     with pytest.raises(ValueError, match="not a legal move"):
-        eng.move_to_actions(0, _first_card_not_in_hand(eng, 0), [])
+        move_to_actions(eng, 0, _first_card_not_in_hand(eng, 0), [])
 
 
 # ---- positions ---------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from pasur_env import Engine
 from pasur_env.core.loop import play
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import mask_of
+from pasur_env.pasur.moves import move_options, move_to_actions
 from pasur_env.pasur.observation import observation_size
 from pasur_env.pasur.rules import make_rules
 
@@ -62,11 +63,11 @@ class Deal:
             if self.records:  # read the previous play, as the agent does
                 card, taken = opponent_play(eng.state, 0, self.records[-1])
                 self.records[-1][R_CARD], self.records[-1][R_TAKEN] = card, taken
-            moves = eng.move_options(0)
+            moves = move_options(eng, 0)
             card, cap = moves[int(rng.integers(len(moves)))]
             rec = after_move_records(eng, np.array([0]), np.array([card]),
                                      np.array([mask_of(cap)]))[0]
-            for a in eng.move_to_actions(0, card, cap):
+            for a in move_to_actions(eng, 0, card, cap):
                 eng.step([a])
             if eng.state[0, K.PHASE] == K.DONE or eng.state[0, K.DEAL] != rec[R_DEAL]:
                 break

@@ -18,6 +18,7 @@ from agents.pasur.net.search import NetSearchAgent, top_k_mask, value_gaps  # no
 from pasur_env import Engine, GameView  # noqa: E402
 from pasur_env.core.loop import play  # noqa: E402
 from pasur_env.pasur import kernels as K  # noqa: E402
+from pasur_env.pasur.moves import move_options
 from pasur_env.pasur.observation import encode, observation_size  # noqa: E402
 from pasur_env.pasur.rules import make_rules  # noqa: E402
 
@@ -29,14 +30,14 @@ def tiny_net(players: int, seed: int = 0) -> MoveNet:
 
 def test_candidate_moves_match_the_engine() -> None:
     eng = Engine(64, seed=3, episode="round")
-    eng.random_playout(17, seed=1)  # some games in the CAPTURE phase
+    eng.playout(17, seed=1)  # some games in the CAPTURE phase
     games = np.arange(64)
     offsets, cards, capts, feats = candidate_moves(eng, games)
     assert feats.shape == (offsets[-1], MOVE_WIDTH) and np.isfinite(feats).all()
     for g in range(64):
         rows = range(offsets[g], offsets[g + 1])
         if eng.phase[g] == K.PLAY:
-            want = sorted((c, sum(1 << t for t in cap)) for c, cap in eng.move_options(g))
+            want = sorted((c, sum(1 << t for t in cap)) for c, cap in move_options(eng, g))
             assert sorted((int(cards[r]), int(capts[r])) for r in rows) == want
         assert len(rows) >= 1
         assert all(feats[r, int(cards[r])] == 1.0 for r in rows)  # the played card
@@ -86,7 +87,7 @@ def test_top_k_mask() -> None:
 def test_net_ismcts_plays_the_networks_move_when_it_is_clear() -> None:
     net = tiny_net(2, seed=4)
     eng = Engine(32, seed=6, episode="round")
-    eng.random_playout(5, seed=3)
+    eng.playout(5, seed=3)
     obs, mask, view = encode(eng), eng.legal_mask(), GameView.all(eng)
     plain = NetAgent(model=net).act(obs, mask, view)
     assert (NetSearchAgent(model=net, clear_gap=0.0, budget=8, seed=0).act(obs, mask, view)
@@ -111,7 +112,7 @@ def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
     from train.move_net.data import SearchLabeler
 
     eng = Engine(8, seed=5, episode="round", auto_reset=False)
-    eng.random_playout(9, seed=2)
+    eng.playout(9, seed=2)
     games = np.arange(8)
     offsets = candidate_moves(eng, games)[0]
     seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=8, dtype=np.int64)

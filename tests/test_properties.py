@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from pasur_env import Engine, Position, Rules
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import cards_of
+from pasur_env.pasur.moves import move_options, move_to_actions
 
 PLAY, CAPTURE, DONE = 0, 1, 2
 ALL = (1 << 52) - 1
@@ -370,7 +371,7 @@ def check_move_options(eng: Engine, b: int) -> int:
     for c in cards_of(g.hands[g.mover]):
         opts = brute_options(g.table, c)
         expected += [(c, tuple(cards_of(o))) for o in opts] if opts else [(c, ())]
-    moves = eng.move_options(b)
+    moves = move_options(eng, b)
     assert len(moves) == len(set(moves))
     assert sorted(moves) == sorted(expected), (b, g.table, sorted(moves), sorted(expected))
     for c in cards_of(g.hands[g.mover]):
@@ -380,7 +381,7 @@ def check_move_options(eng: Engine, b: int) -> int:
         if len(opts) < 2:
             assert e.phase[0] == PLAY
             if opts:
-                assert eng.move_to_actions(b, c, cards_of(next(iter(opts)))) == [c]
+                assert move_to_actions(eng, b, c, cards_of(next(iter(opts)))) == [c]
             continue
         assert e.phase[0] == CAPTURE and e.pending[0] == c and e.selection[0] == 0
         found = []
@@ -402,7 +403,7 @@ def check_move_options(eng: Engine, b: int) -> int:
         assert len(found) == len(set(found)), "an option reached by two sequences"
         assert set(found) == opts
         for o in opts:
-            assert eng.move_to_actions(b, c, cards_of(o)) == [c] + [52 + t for t in cards_of(o)]
+            assert move_to_actions(eng, b, c, cards_of(o)) == [c] + [52 + t for t in cards_of(o)]
     return len(moves)
 
 
@@ -712,9 +713,9 @@ def test_reset_with_seed_repeats_the_deal() -> None:
 def test_compiled_random_playout_keeps_invariants(players: int) -> None:
     eng = Engine(8, seed=players, num_players=players, target_score=30)
     twin = eng.copy()
-    rounds = eng.random_playout(700, seed=5)
+    rounds = eng.playout(700, seed=5)
     assert rounds >= 8 * 10
-    assert twin.random_playout(700, seed=5) == rounds
+    assert twin.playout(700, seed=5) == rounds
     np.testing.assert_array_equal(twin.state, eng.state)
     lm = eng.legal_mask()
     for b in range(8):

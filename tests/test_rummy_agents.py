@@ -9,7 +9,7 @@ import pytest
 
 from agents import make_agent
 from agents.apps.cli import main
-from agents.evaluation.rummy_match import duplicate_rummy_engine, evaluate_rummy
+from agents.evaluation.match import duplicate_engine, evaluate
 from agents.rummy.greedy import greedy_rummy_actions
 from pasur_env.core.policy import GameView
 from pasur_env.rummy import RummyEngine, action_str
@@ -51,15 +51,16 @@ def test_greedy_with_nothing_to_meld_draws_and_sheds_value():
 
 
 def test_greedy_beats_random_and_mirror_matches_are_even():
-    res = evaluate_rummy("greedy", "random", rounds=400, seed=1)
+    res = evaluate("greedy", "random", rounds=400, seed=1, game="persian_rummy", progress=False)
     assert res.rounds == 400 and res.ci95[0] > 0 and res.win_rate > 0.6
-    mirror = evaluate_rummy("greedy", "greedy", rounds=100, seed=1)
+    mirror = evaluate("greedy", "greedy", rounds=100, seed=1, game="persian_rummy",
+                      progress=False)
     assert mirror.mean_point_diff == 0.0  # deterministic agents: the seatings cancel
 
 
 def test_duplicate_deals_do_not_depend_on_the_batch():
-    whole = duplicate_rummy_engine(5, seed=3)
-    part = duplicate_rummy_engine(3, seed=3, offset=2)
+    whole = duplicate_engine(5, 2, seed=3, game="persian_rummy")
+    part = duplicate_engine(3, 2, seed=3, offset=2, game="persian_rummy")
     assert (whole.state[4:] == part.state).all()
     assert (whole.state[0] == whole.state[1]).all()  # a deal is repeated for both seatings
 
@@ -68,7 +69,7 @@ def test_unknown_agent_and_bad_rounds():
     with pytest.raises(ValueError, match="unknown Persian Rummy agent 'heuristic'"):
         make_agent("heuristic", game="persian_rummy")
     with pytest.raises(ValueError, match="rounds"):
-        evaluate_rummy("greedy", "random", rounds=0)
+        evaluate("greedy", "random", rounds=0, game="persian_rummy")
 
 
 def test_cli_eval_persian_rummy(capsys, tmp_path):
@@ -131,7 +132,8 @@ def test_agents_never_read_hidden_cards():
 def test_rollout_beats_greedy_on_a_small_match():
     from agents.rummy import RummyRolloutAgent
 
-    res = evaluate_rummy(RummyRolloutAgent(samples=2, seed=0), "greedy", rounds=40, seed=0)
+    res = evaluate(RummyRolloutAgent(samples=2, seed=0), "greedy", rounds=40, seed=0,
+                   game="persian_rummy", progress=False)
     assert res.ci95[0] > 0
     with pytest.raises(ValueError, match="samples"):
         RummyRolloutAgent(samples=0)

@@ -75,7 +75,7 @@ def test_deal_one_at_a_time_from_the_seat_after_the_dealer():
     # turned up (8C, which seat 2 may take for the run 6C 7C 8C)
     assert eng.hand(0, 2) == [parse_card(deck[k]) for k in range(0, 28, 4)]
     assert eng.pile() == [parse_card("8C")]
-    assert eng.stock_size() == 27 and eng.mover() == 2
+    assert eng.stock_size[0] == 27 and eng.mover() == 2
     assert legal(eng) == {"DRAW_STOCK", "TAKE 8C"}
 
 
@@ -231,7 +231,7 @@ def test_stock_runs_out_then_four_passes_end_the_round_without_bonus():
     eng = RummyEngine(1, seed=5, episode="round", auto_reset=False)
     for _ in range(27):  # every player draws and discards the card drawn
         draw_and_discard(eng)
-    assert eng.stock_size() == 0
+    assert eng.stock_size[0] == 0
     hands = [eng.state[0, K.HAND + s] for s in range(4)]
     for k in range(4):
         assert "PASS" in legal(eng) and "DRAW_STOCK" not in legal(eng)
@@ -254,7 +254,7 @@ def test_a_game_is_two_deals_the_next_seat_deals_the_second():
             ends.append(bool(info.game_end[0]))
             if not info.game_end[0]:
                 assert eng.state[0, K.DEAL] == 1 and eng.state[0, K.DEALER] == 0
-                assert eng.mover() == 1 and eng.stock_size() == 27
+                assert eng.mover() == 1 and eng.stock_size[0] == 27
     assert ends == [False, True]
     total = points[0] + points[1]
     assert info.scores[0].tolist() == total.tolist()

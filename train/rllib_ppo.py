@@ -13,7 +13,7 @@ Read top to bottom (CleanRL style):
      (an ``OpponentPool`` with the ``opponents`` weights), the same set-up as the SB3 path.
 3. The network is the project's own :class:`agents.learned.rllib_module.MaskedPPOModule`
    (policy and value MLPs, illegal logits masked); observations are adapted to RLlib's
-   ``{"observations", "action_mask"}`` keys by ``train/rllib_env.py``.
+   ``{"observations", "action_mask"}`` keys by ``train/rllib/env.py``.
 4. Each iteration: env runners (``num_env_runners`` Ray actors, or the driver itself
    when 0) sample ``train_batch`` env steps, the learner runs PPO on them. Figures go
    to TensorBoard (``runs/<name>/tb``) and ``progress.csv``; every ``eval_every``

@@ -220,7 +220,7 @@ class RotateSeat(BaseCallback):
         self.venv, self.rng = venv, np.random.default_rng(seed)
 
     def _on_rollout_end(self) -> None:
-        self.venv.games.default_seat = int(self.rng.integers(0, 4))
+        self.venv.games.learner_seat = int(self.rng.integers(0, 4))
 
     def _on_step(self) -> bool:
         return True

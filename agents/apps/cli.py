@@ -8,13 +8,23 @@
     pasur play --opponent heuristic --players 2 --seed 7
     pasur demo --players 3
     pasur serve --port 8000
-    pasur replay games/greedy_vs_random_seed0.jsonl --game 3
+    pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur agents
+
+    pasur agents --game persian_rummy
+    pasur eval --game persian_rummy greedy random --rounds 10000 --rule deals=1
+    pasur tournament --game persian_rummy greedy random rollout --rounds 200
+    pasur demo --game persian_rummy --agent greedy
+
+Every command but ``serve`` and ``play`` takes ``--game`` (``pasur``, the default, or
+``persian_rummy``); options that do not apply to the chosen game (``--players 3`` or
+``--preset`` with Persian Rummy) are refused before anything runs, with exit code 2.
 
 Agent specs are registry names (``pasur agents`` lists them), optionally with
 options (``ismcts:budget=200``), or paths of saved models once a loader is
 registered. Rule flags go through ``--rule flag=value`` (``--rule target_score=31
-sur_points=3``) and ``--preset``. See docs/evaluation.md.
+sur_points=3``; Persian Rummy: ``--rule deals=1 four_set_double=false``) and Pasur's
+``--preset``. See docs/evaluation.md.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.registry import parse_value
+from pasur_env.games import GAME_IDS, game_info
 
 __all__ = ["main", "build_parser"]
 
@@ -43,18 +54,25 @@ def _rules(items: Sequence[str] | None) -> dict[str, Any]:
     return flags
 
 
+def _add_game(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", choices=GAME_IDS, default="pasur",
+                   help="the game (default pasur; persian_rummy: 4 players in teams)")
+
+
 def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
+    _add_game(p)
     p.add_argument("--rounds", type=int, default=rounds,
                    help=f"rounds to play (per pair in a tournament; default {rounds})")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
-                   help="players per game (4 = two teams); default 2")
+    p.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
+                   help="players per game (4 = two teams); default: Pasur 2, Persian Rummy 4")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
     p.add_argument("--batch", type=int, default=4096,
                    help="games advanced together (default 4096)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
+    p.add_argument("--preset", default=None, help="Pasur rule preset: classic or cfr_paper")
     p.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
-                   help="rule flags, e.g. --rule target_score=31 sur_points=3")
+                   help="rule flags, e.g. --rule target_score=31 sur_points=3 (Persian Rummy: "
+                   "deals, four_set_double, last_discard_goes_out)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,9 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the result as JSON to PATH (no PATH or '-': stdout)")
     ev.add_argument("--save-games", metavar="DIR", default=None,
                     help="write every game's record to DIR (JSON lines; see pasur replay)")
-    ev.add_argument("--game", choices=("pasur", "persian_rummy"), default="pasur",
-                    help="the game (default pasur; persian_rummy: agents of agents.rummy, "
-                    "4 players in teams, one-round deals)")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -105,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play", help="play against agents in the terminal",
         description="Play Pasur in the terminal against agents.",
     )
+    _add_game(pl)
     pl.add_argument("--opponent", action="append", default=None, metavar="AGENT",
                     help="agent for the other seats (default greedy); repeat it to give "
                     "one agent per other seat, in seat order")
@@ -123,14 +139,17 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="watch one game between agents (default: random players)",
         description="Print one game played by agents only, every hand shown at each deal.",
     )
+    _add_game(de)
     de.add_argument("--agent", action="append", default=None, metavar="AGENT",
                     help="agent for every seat (default random); repeat it for one per seat")
-    de.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    de.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
+                    help="players (default: Pasur 2, Persian Rummy 4)")
     de.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
     de.add_argument("--episode", choices=("game", "round"), default="game")
 
     _add_web_commands(sub)
-    sub.add_parser("agents", help="list the registered agent names")
+    ag = sub.add_parser("agents", help="list the registered agent names of a game")
+    _add_game(ag)
     return parser
 
 
@@ -141,6 +160,7 @@ def _add_web_commands(sub: Any) -> None:
         description="Serve the web table (FastAPI + uvicorn). It binds 127.0.0.1 unless "
         "told otherwise.",
     )
+    _add_game(sv)
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sv.add_argument("--max-games", type=int, default=200, help="live games at most (200)")
@@ -153,7 +173,10 @@ def _add_web_commands(sub: Any) -> None:
         "position by position (Enter/n next, p previous, a number jumps, q quits).",
     )
     rp.add_argument("file", help="a record (.json) or a file of records (.jsonl)")
-    rp.add_argument("--game", type=int, default=0, help="which record of a .jsonl file (0)")
+    rp.add_argument("--index", type=int, default=None, help="which record of a .jsonl file (0)")
+    rp.add_argument("--game", default=None, metavar="GAME",
+                    help="the game the record must be of (default: the record's own); "
+                    "a number is read as --index, its former meaning")
     rp.add_argument("--all", action="store_true", help="print every position and exit")
 
 
@@ -172,17 +195,44 @@ def _write_json(res: Any, args: argparse.Namespace, out: Any) -> None:
             print(f"wrote {args.json}", file=out)
 
 
-def _eval(args: argparse.Namespace) -> int:
-    if args.game == "persian_rummy":
-        from agents.apps.rummy_cli import eval_rummy
+def _refusal(args: argparse.Namespace) -> str | None:
+    """Why the parsed options do not fit the chosen game (one line), or None.
 
-        return eval_rummy(args, _text_stream(args), _rules(args.rule))
+    Checked before any command runs: ``play`` and ``serve`` are Pasur's alone; the
+    options of ``eval``, ``tournament`` and ``demo`` (players, preset, rule flags) must
+    be ones the game takes (:func:`agents.evaluation.match.setup`).
+    """
+    game = getattr(args, "game", "pasur")
+    if args.command == "replay" or game == "pasur" and args.command in ("play", "serve"):
+        return None
+    title = game_info(game).title
+    if args.command in ("play", "serve"):
+        return (f"terminal and web play of {title} are not available yet (only Pasur); "
+                f"watch agents play it with: pasur demo --game {game}")
+    if args.command == "agents":
+        return None
+    taken = game_info(game).players
+    refused = [f"--players {args.players}"] if args.players not in (None, *taken) else []
+    refused += ["--preset"] if getattr(args, "preset", None) is not None else []
+    if game != "pasur" and refused:
+        return (f"--game {game} does not take {', '.join(refused)} ({title} is played by "
+                f"{' or '.join(map(str, taken))} players in teams and has no rule presets)")
+    from agents.evaluation.match import setup
+
+    try:
+        setup(game, args.players, getattr(args, "preset", None), _rules(getattr(args, "rule", [])))
+    except (TypeError, ValueError) as e:
+        return str(e)
+    return None
+
+
+def _eval(args: argparse.Namespace) -> int:
     from agents.evaluation.match import evaluate
 
     res = evaluate(
         args.a, args.b, rounds=args.rounds, players=args.players, seed=args.seed,
         mode=args.mode, games=args.games, batch=args.batch, progress=not args.no_progress,
-        preset=args.preset, save_games=args.save_games, **_rules(args.rule),
+        preset=args.preset, save_games=args.save_games, game=args.game, **_rules(args.rule),
     )
     out = _text_stream(args)
     print(res.summary(), file=out)
@@ -196,7 +246,8 @@ def _tournament(args: argparse.Namespace) -> int:
     res = tournament(
         args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
         batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
-        anchor=args.anchor, base=args.base, preset=args.preset, **_rules(args.rule),
+        anchor=args.anchor, base=args.base, preset=args.preset, game=args.game,
+        **_rules(args.rule),
     )
     out = _text_stream(args)
     print(res.table(), file=out)
@@ -226,11 +277,13 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from agents.apps.terminal import watch
+    from agents.apps.terminal import watch, watch_rummy
 
     agents = args.agent or ["random"]
-    return watch(agents if len(agents) > 1 else agents[0], players=args.players,
-                 seed=args.seed, episode=args.episode)
+    spec = agents if len(agents) > 1 else agents[0]
+    if args.game == "persian_rummy":
+        return watch_rummy(spec, seed=args.seed, episode=args.episode)
+    return watch(spec, players=args.players or 2, seed=args.seed, episode=args.episode)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -253,13 +306,20 @@ def _serve(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from agents.apps.terminal import replay_in_terminal
 
-    return replay_in_terminal(args.file, game=args.game, show_all=args.all)
+    index, game = args.index, args.game
+    if game is not None and game.isdigit():  # ``--game N``: the record index it used to be
+        if index is not None:
+            raise ValueError("give the record's index once, as --index")
+        index, game = int(game), None
+    if game is not None:
+        game_info(game)  # ValueError naming the games
+    return replay_in_terminal(args.file, index=index or 0, show_all=args.all, game=game)
 
 
 def _agents(args: argparse.Namespace) -> int:
-    from agents.registry import AGENT_NAMES
+    from agents.registry import agent_names
 
-    print("\n".join(AGENT_NAMES))
+    print("\n".join(agent_names(args.game)))
     return 0
 
 
@@ -269,6 +329,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
                "serve": _serve, "replay": _replay, "agents": _agents}
+    refusal = _refusal(args)
+    if refusal is not None:
+        print(f"pasur {args.command}: error: {refusal}", file=sys.stderr)
+        return 2
     try:
         return handler[args.command](args)
     except (ValueError, TypeError) as e:

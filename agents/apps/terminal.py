@@ -35,8 +35,9 @@ from pasur_env.core.policy import Policy
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card
 from pasur_env.pasur.engine import StepInfo
+from pasur_env.pasur.moves import capture_is_sur, move_options, move_to_actions
 
-__all__ = ["play", "watch", "HumanGame"]
+__all__ = ["play", "watch", "watch_rummy", "replay_in_terminal", "HumanGame"]
 
 HELP = """\
 Commands:
@@ -206,12 +207,12 @@ class HumanGame:
 
     # ---- describing moves -------------------------------------------------------------------
     def _options(self, card: int) -> list[tuple[int, ...]]:
-        return [cap for c, cap in self.engine.move_options(0) if c == card and cap]
+        return [cap for c, cap in move_options(self.engine, 0) if c == card and cap]
 
     def _apply(self, seat: int, card: int, captured: tuple[int, ...]) -> None:
         """Play ``card`` taking ``captured`` (a legal full move) and report it."""
         before = self._before(seat)
-        for a in self.engine.move_to_actions(0, card, captured):
+        for a in move_to_actions(self.engine, 0, card, captured):
             self.env.step(int(a))
         self._report(seat, card, captured, before)
 
@@ -289,7 +290,7 @@ class HumanGame:
         eng = self.engine
         self.say(self.env.render() or "")
         hand = eng.hand(0, self.human)
-        moves = eng.move_options(0)
+        moves = move_options(eng, 0)
         self.say(f"Your hand: {cards_str(hand)}")
         self.say("Your plays:")
         for k, c in enumerate(sorted(hand), 1):
@@ -298,7 +299,7 @@ class HumanGame:
                 what = "laid on the table"
             elif len(opts) == 1:
                 what = "takes " + cards_str(opts[0])
-                if eng.capture_is_sur(0, c, opts[0]):
+                if capture_is_sur(eng, 0, c, opts[0]):
                     what += " (sur!)"
             else:
                 what = "takes " + " or ".join(cards_str(o) for o in opts) + " (you choose)"
@@ -462,34 +463,70 @@ def watch(agents: str | Policy | Sequence[str | Policy] = "random", **options: A
     return HumanGame(agents, seat=None, **options).run()
 
 
+def watch_rummy(agents: str | Policy | Sequence[str | Policy] = "random", seed: int = 0,
+                episode: str = "game", output_stream: TextIO | None = None) -> int:
+    """Print one Persian Rummy game played by ``agents`` alone (one spec for all four
+    seats, or one per seat): the table at every deal with all hands, each action, each
+    deal's team points. Played by :func:`pasur_env.core.loop.decide` on a one-game engine.
+    """
+    from pasur_env.rummy import RummyEngine
+    from pasur_env.rummy.actions import action_str
+
+    out = output_stream if output_stream is not None else sys.stdout
+    specs = [agents] * 4 if isinstance(agents, (str, Policy)) else list(agents)
+    if len(specs) != 4:
+        raise ValueError(f"give one agent for every seat or one per seat (4), got {len(specs)}")
+    policies = [build_agent(a, seed=seed + s, game="persian_rummy") for s, a in enumerate(specs)]
+    eng = RummyEngine(1, seed=seed, episode=episode, auto_reset=False)
+    names = [f"player_{s} ({agent_label(a)})" for s, a in enumerate(specs)]
+    out.write(f"Persian Rummy, seed {seed}: {', '.join(names)}; teams 0+2 and 1+3\n\n"
+              f"{eng.render(0)}\n")
+    games = np.zeros(1, dtype=np.int64)
+    while not eng.done[0]:
+        seat = eng.mover(0)
+        action = decide(eng, games, policies, np.array([seat]))
+        info = eng.step(action)
+        out.write(f"player_{seat}: {action_str(int(action[0]))}\n")
+        if info.round_end[0]:
+            pts = info.round_points[0].tolist()
+            out.write(f"\ndeal over: team points {pts}, scores {info.scores[0].tolist()}\n")
+            if not eng.done[0]:
+                out.write(f"\n{eng.render(0)}\n")
+    out.write(f"game over: scores {eng.scores[0].tolist()}\n")
+    return 0
+
+
 def load_record(path: str, game: int = 0) -> dict[str, Any]:
-    """Record ``game`` of a ``.jsonl`` file (one per line), or the record of a ``.json``."""
-    import json
+    """Record ``game`` of a ``.jsonl`` file (one per line), or the record of a ``.json``
+    (:func:`pasur_env.core.record.read_record`)."""
+    from pasur_env.core.record import read_record
 
-    with open(path, encoding="utf-8") as fh:
-        if path.endswith(".jsonl"):
-            for k, line in enumerate(fh):
-                if k == game:
-                    return json.loads(line)
-            raise ValueError(f"{path} holds fewer than {game + 1} records")
-        return json.load(fh)
+    return read_record(path, game)
 
 
-def replay_in_terminal(path: str, game: int = 0, show_all: bool = False,
+def replay_in_terminal(path: str, index: int = 0, show_all: bool = False,
                        input_stream: TextIO | None = None,
-                       output_stream: TextIO | None = None) -> int:
-    """Check a record by replaying it (:func:`pasur_env.pasur.record.replay`), then step through
+                       output_stream: TextIO | None = None, game: str | None = None) -> int:
+    """Check a record of either game by replaying it (its game's ``replay``, dispatched on
+    the record's game; ``game`` given: the record must be of that game), then step through
     it, all hands shown: Enter or ``n`` next, ``p`` previous, a number jumps, ``q`` quits."""
-    from pasur_env.pasur.engine import action_str
-    from pasur_env.pasur.record import replay
+    from pasur_env.core.record import game_of, read_record
+    from pasur_env.games import game_info
 
     inp = input_stream if input_stream is not None else sys.stdin
     out = output_stream if output_stream is not None else sys.stdout
-    rep = replay(load_record(path, game))
+    data = read_record(path, index)
+    own = game_of(data)
+    if game is not None and own != game:
+        raise ValueError(f"{path}: the record is of {own!r}, not {game!r}")
+    module = game_info(own).record_module()
+    rep = module.replay(data)
+    action_str = module.action_str
     n = len(rep.states) - 1
-    names = rep.record.players or [f"player_{s}" for s in range(rep.engine.num_players)]
-    out.write(f"{path}: {n} actions, players {', '.join(names)}; result "
-              f"{rep.record.result}\n")
+    seats = len(rep.record.deal["hands"]) if rep.record.deal else 4
+    names = rep.record.players or [f"player_{s}" for s in range(seats)]
+    out.write(f"{path}: {game_info(own).title}, {n} actions, players {', '.join(names)}; "
+              f"result {rep.record.result}\n")
 
     def show(k: int) -> None:
         what = "start" if k == 0 else (f"after move {k}: player_{int(rep.infos[k - 1].actor[0])}"

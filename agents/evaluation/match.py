@@ -29,9 +29,7 @@ one play loop, :func:`pasur_env.core.loop.play`. Example::
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,14 +41,14 @@ from agents.evaluation.progress import Progress
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
 from agents.registry import agent_label, build_agent
-from pasur_env import Engine, StepInfo
 from pasur_env.core.loop import DecisionClock, play
 from pasur_env.core.policy import Policy
-from pasur_env.pasur import kernels as K
-from pasur_env.pasur.record import BatchRecorder
-from pasur_env.pasur.rules import Rules, make_rules
+from pasur_env.core.record import BatchRecorder, append_records, records_file
+from pasur_env.games import game_info
 
-__all__ = ["evaluate", "seatings", "duplicate_engine", "Match", "Tally"]
+__all__ = [
+    "evaluate", "seatings", "duplicate_engine", "setup", "Setup", "Match", "Tally",
+]
 
 
 def seatings(players: int) -> list[str]:
@@ -64,6 +62,16 @@ def seatings(players: int) -> list[str]:
     raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
 
 
+def _seed_streams(engine: Any, game: str, seed: int, offset: int) -> None:
+    """Give game ``b`` of ``engine`` the stream of game ``offset + b`` of ``seed``."""
+    if game == "pasur":
+        from pasur_env.pasur import kernels as K
+
+        K.seed_streams(engine.state, K.stream_base(int(seed)), int(offset))
+    else:
+        engine.seed_streams(int(seed), int(offset))
+
+
 def duplicate_engine(
     groups: int,
     copies: int,
@@ -71,20 +79,23 @@ def duplicate_engine(
     seed: int,
     offset: int = 0,
     episode: str = "round",
+    game: str = "pasur",
     **rule_flags: Any,
-) -> Engine:
-    """An engine of ``groups * copies`` games: each deal repeated ``copies`` times in a row.
+) -> Any:
+    """An engine of ``game`` with ``groups * copies`` games: each deal repeated ``copies``
+    times in a row.
 
-    Deal ``g`` is the game ``offset + g`` of ``Engine(..., seed=seed)``: its stream does
+    Deal ``g`` is the game ``offset + g`` of the engine seeded ``seed``: its stream does
     not depend on the batch size, so splitting an evaluation into batches changes
     nothing. Game ``g * copies + r`` is copy ``r`` of deal ``g``; copies share the deck
     and the random stream (later shuffles, buried jacks, redeals), and the games wait
     in the DONE phase when they end (``auto_reset=False``).
     """
-    base = Engine(
+    engine_class = game_info(game).engine_class()
+    base = engine_class(
         int(groups), seed=0, episode=episode, auto_reset=False, parallel=False, **rule_flags
     )
-    K.seed_streams(base.state, K.stream_base(int(seed)), int(offset))
+    _seed_streams(base, game, seed, offset)
     base.reset()  # the streams are set: deal from them
     eng = base.take(np.repeat(np.arange(int(groups), dtype=np.int64), int(copies)))
     eng.parallel = None  # choose serial/parallel kernels by batch size again
@@ -120,13 +131,15 @@ class Match:
 
     Args:
         agents: A and B (the same object may play both sides).
-        players: 2, 3 or 4.
+        players: 2, 3 or 4 (Persian Rummy: 4).
         seed: seed of the deals.
         batch: games advanced together (rounded down to whole groups).
-        rule_flags: engine flags (``num_players`` included).
-        save_games: a file (JSON lines) to append every game's record to
-            (:mod:`pasur_env.pasur.record`), or None.
+        rule_flags: engine flags (Pasur's ``num_players`` included).
+        save_games: a file (JSON lines) to append every game's record to (the game's
+            record module, :mod:`pasur_env.pasur.record`, :mod:`pasur_env.rummy.record`),
+            or None.
         labels: the names A and B go by in the records.
+        game: the game (an id of :data:`pasur_env.games.GAMES`).
     """
 
     def __init__(
@@ -138,8 +151,9 @@ class Match:
         rule_flags: dict[str, Any],
         save_games: Path | None = None,
         labels: tuple[str, str] = ("A", "B"),
+        game: str = "pasur",
     ) -> None:
-        self.save_games, self.labels = save_games, labels
+        self.save_games, self.labels, self.game = save_games, labels, game
         self.same = agents[0] is agents[1]
         self.policies = [agents[0]] if self.same else list(agents)
         self.players = players
@@ -168,7 +182,8 @@ class Match:
         for start in range(0, groups, self.groups_per_batch):
             g = min(self.groups_per_batch, groups - start)
             eng = duplicate_engine(
-                g, R, seed=self.seed, offset=offset + start, episode=episode, **self.rule_flags
+                g, R, seed=self.seed, offset=offset + start, episode=episode, game=self.game,
+                **self.rule_flags,
             )
             row_group = start + np.repeat(np.arange(g, dtype=np.int64), R)
             row_seating = np.tile(np.arange(R, dtype=np.int64), g)
@@ -178,7 +193,7 @@ class Match:
 
             rec = self._recorder(eng, row_seating)
 
-            def book(games: np.ndarray, info: StepInfo, rg=row_group, rs=row_seating,
+            def book(games: np.ndarray, info: Any, rg=row_group, rs=row_seating,
                      rec=rec) -> None:
                 self._book(games, info, rg, rs, tally, episode, progress)
                 if rec is not None:
@@ -189,24 +204,22 @@ class Match:
             self._write(rec)
         return tally
 
-    def _recorder(self, eng: Engine, row_seating: np.ndarray) -> BatchRecorder | None:
+    def _recorder(self, eng: Any, row_seating: np.ndarray) -> BatchRecorder | None:
         if self.save_games is None:
             return None
         names = [[self.labels[0] if ch == "A" else self.labels[1] for ch in self.seats[r]]
                  for r in row_seating.tolist()]
-        return BatchRecorder(eng, names, seed=self.seed)
+        recorder = game_info(self.game).record_module().BatchRecorder
+        return recorder(eng, names, seed=self.seed)  # type: ignore[no-any-return]
 
     def _write(self, rec: BatchRecorder | None) -> None:
-        if rec is None or self.save_games is None:
-            return
-        with open(self.save_games, "a", encoding="utf-8") as fh:
-            for r in rec.records:
-                fh.write(json.dumps(r.to_json()) + "\n")
+        if rec is not None and self.save_games is not None:
+            append_records(self.save_games, rec.records)
 
     def _book(
         self,
         games: np.ndarray,
-        info: StepInfo,
+        info: Any,
         row_group: np.ndarray,
         row_seating: np.ndarray,
         tally: Tally,
@@ -214,9 +227,9 @@ class Match:
         progress: Progress,
     ) -> None:
         """Add the rounds (and games) that ended in one step to the tally."""
-        if not info.any_round_end:
-            return
         rows = np.flatnonzero(info.round_end)
+        if not rows.size:
+            return
         pts = info.round_points[rows].astype(np.float64)  # (n, S)
         r = row_seating[games[rows]]
         pa = (pts * self.w_a[r]).sum(axis=1)
@@ -246,17 +259,6 @@ class Match:
             progress.update(ends.size)
 
 
-def _records_file(folder: str | Path | None, labels: tuple[str, str], seed: int) -> Path | None:
-    """The (new, empty) JSON-lines file the match writes its records to, or None."""
-    if folder is None:
-        return None
-    safe = [re.sub(r"[^A-Za-z0-9_.=-]+", "-", x).strip("-") for x in labels]
-    path = Path(folder) / f"{safe[0]}_vs_{safe[1]}_seed{seed}.jsonl"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("")
-    return path
-
-
 def _resolve_seed(seed: int | None) -> int:
     if seed is None:
         return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
@@ -281,8 +283,21 @@ def _check_counts(rounds: int, batch: int, games: int | None, mode: str) -> int:
     return int(games)
 
 
-def _rules_of(players: int, preset: str | None, rule_flags: dict[str, Any]) -> Rules:
-    """The match's rules (validated); ``num_players`` must agree with ``players``."""
+@dataclass(frozen=True)
+class Setup:
+    """What a match of one game is played with: seats, rules (as reported) and the
+    engine's flags."""
+
+    game: str
+    players: int
+    rules: dict[str, Any]
+    engine_flags: dict[str, Any]
+
+
+def _pasur_setup(players: int, preset: str | None, rule_flags: dict[str, Any]) -> Setup:
+    """Pasur's rules (validated); ``num_players`` must agree with ``players``."""
+    from pasur_env.pasur.rules import make_rules
+
     if "num_players" in rule_flags:
         if int(rule_flags["num_players"]) != players:
             raise ValueError("give the number of players as players=, not num_players=")
@@ -290,7 +305,53 @@ def _rules_of(players: int, preset: str | None, rule_flags: dict[str, Any]) -> R
     flags = dict(rule_flags)
     if preset is not None:
         flags["preset"] = preset
-    return make_rules(num_players=players, **flags)
+    rules = make_rules(num_players=players, **flags)
+    rules_label = "custom" if rule_flags else "classic"
+    rules_json = dataclasses.asdict(rules) | {"preset": preset or rules_label}
+    return Setup("pasur", players, rules_json, dict(flags, num_players=players))
+
+
+def _rummy_setup(players: int, preset: str | None, rule_flags: dict[str, Any]) -> Setup:
+    """Persian Rummy's rules (validated): four players in teams, no presets."""
+    from pasur_env.rummy.rules import make_rummy_rules
+
+    if players != 4:
+        raise ValueError(f"Persian Rummy is played by 4 players in teams, got players={players}")
+    if preset is not None:
+        raise ValueError(f"Persian Rummy has no rule presets, got preset={preset!r}")
+    rules = make_rummy_rules(**rule_flags)
+    return Setup("persian_rummy", 4, rules.to_dict(), dict(rule_flags))
+
+
+def setup(game: str, players: int | None, preset: str | None,
+          rule_flags: dict[str, Any]) -> Setup:
+    """The :class:`Setup` of a match of ``game`` (``players`` None: the game's first seat
+    count); ``ValueError`` for what the game does not take."""
+    info = game_info(game)
+    players = info.players[0] if players is None else players
+    if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
+        raise ValueError(f"players must be an int, got {players!r}")
+    make = _pasur_setup if info.id == "pasur" else _rummy_setup
+    return make(int(players), preset, rule_flags)
+
+
+def _agents(game: str, a: str | Policy, b: str | Policy, seed: int) -> tuple[Policy, Policy]:
+    """Build A and B (the same instance may play both sides; equal specs build two).
+
+    Pasur's agents get independent seeds derived from ``seed``; Persian Rummy's get
+    ``seed`` and ``seed + 1`` and instances play as given (the seeding its results were
+    first published with).
+    """
+    if game == "pasur":
+        seed_a, seed_b = (int(x) for x in np.random.SeedSequence([seed, 1]).generate_state(2))
+        agent_a = build_agent(a, seed=seed_a)
+        agent_b = agent_a if not isinstance(a, str) and b is a else build_agent(b, seed=seed_b)
+        return agent_a, agent_b
+
+    def make(spec: str | Policy, s: int) -> Policy:
+        return build_agent(spec, seed=s if isinstance(spec, str) else None, game=game)
+
+    return make(a, seed), make(b, seed + 1)
 
 
 def _run_tallies(
@@ -330,7 +391,8 @@ def _result(
     decisions = int(sum(clock.decisions))
     names = ("a",) if match.same else ("a", "b")
     res = EvalResult(
-        a=labels[0], b=labels[1], players=match.players, seed=seed, mode=mode, rules=rules,
+        game=match.game, a=labels[0], b=labels[1], players=match.players, seed=seed,
+        mode=mode, rules=rules,
         seatings=match.seats, rounds=n_rounds, deals=int((tally.rounds > 0).sum()),
         mean_point_diff=mean, std_error=se, ci95=ci,
         mean_points_a=tally.pts_a / n_rounds if n_rounds else math.nan,
@@ -360,7 +422,7 @@ def evaluate(
     a: str | Policy,
     b: str | Policy,
     rounds: int = 10_000,
-    players: int = 2,
+    players: int | None = None,
     seed: int | None = 0,
     mode: str = "round",
     games: int | None = None,
@@ -369,6 +431,8 @@ def evaluate(
     preset: str | None = None,
     progress_file: TextIO | None = None,
     save_games: str | Path | None = None,
+    *,
+    game: str = "pasur",
     **rule_flags: Any,
 ) -> EvalResult:
     """Play agent A against agent B on duplicate deals and measure A minus B.
@@ -379,7 +443,8 @@ def evaluate(
             instance may play both sides).
         rounds: rounds to play in ``mode="round"``, rounded up to whole duplicate
             groups (a multiple of the number of seatings: 2, 6 or 2 for 2, 3, 4 players).
-        players: 2, 3 or 4 (4 = teams of partners).
+        players: 2, 3 or 4 (4 = teams of partners); None: the game's first (Pasur 2,
+            Persian Rummy 4, the only one it takes).
         seed: seeds the deals (deal ``g`` is game ``g`` of ``Engine(seed=seed)``) and the
             agents (A and B get independent seeds derived from it); None = fresh entropy
             (the seed used is reported).
@@ -392,33 +457,29 @@ def evaluate(
         batch: games advanced together (rounded down to whole groups).
         progress: show a progress bar (tqdm when installed) on ``progress_file``
             (default stderr).
-        preset: rule preset (``"classic"``, ``"cfr_paper"``).
+        preset: Pasur's rule preset (``"classic"``, ``"cfr_paper"``).
         save_games: a folder: every game played is written there as a record
-            (:mod:`pasur_env.pasur.record`), one JSON object per line, in
+            (:mod:`pasur_env.core.record`), one JSON object per line, in
             ``<A>_vs_<B>_seed<seed>.jsonl`` (replay them with ``pasur replay``).
-        **rule_flags: rule flags (``target_score=...``, ``sur_points=...``).
+        game: ``"pasur"`` (default) or ``"persian_rummy"`` (4 players, team against
+            team: seatings ``ABAB`` and ``BABA``; games have ``deals`` deals).
+        **rule_flags: the game's rule flags (Pasur: ``target_score=...``,
+            ``sur_points=...``; Persian Rummy: ``deals=...``, ``four_set_double=...``).
 
     Returns:
         An :class:`EvalResult`.
     """
     games = _check_counts(rounds, batch, games, mode)
     seed = _resolve_seed(seed)
-    rules = _rules_of(players, preset, rule_flags)
-    rules_label = "custom" if rule_flags else "classic"
-    engine_flags = dict(rule_flags, num_players=players)
-    if preset is not None:
-        engine_flags["preset"] = preset
-    seed_a, seed_b = (int(x) for x in np.random.SeedSequence([seed, 1]).generate_state(2))
-    agent_a = build_agent(a, seed=seed_a)
-    # the same instance may play both sides; equal specs build two agents
-    agent_b = agent_a if not isinstance(a, str) and b is a else build_agent(b, seed=seed_b)
+    spec = setup(game, players, preset, rule_flags)
+    agent_a, agent_b = _agents(spec.game, a, b, seed)
     labels = (agent_label(a), agent_label(b))
-    match = Match((agent_a, agent_b), players, seed, batch, engine_flags,
-                  save_games=_records_file(save_games, labels, seed), labels=labels)
+    match = Match((agent_a, agent_b), spec.players, seed, batch, spec.engine_flags,
+                  save_games=records_file(save_games, labels, seed), labels=labels,
+                  game=spec.game)
     t0 = time.perf_counter()
     tally, gtally = _run_tallies(
         match, rounds, games, mode, f"{labels[0]} vs {labels[1]}", progress, progress_file
     )
     seconds = time.perf_counter() - t0
-    rules_json = dataclasses.asdict(rules) | {"preset": preset or rules_label}
-    return _result(match, tally or gtally, gtally, labels, seed, mode, rules_json, seconds)
+    return _result(match, tally or gtally, gtally, labels, seed, mode, spec.rules, seconds)

@@ -10,6 +10,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from pasur_env.games import game_info
+
 __all__ = ["EvalResult", "json_number", "write_json"]
 
 
@@ -28,7 +30,8 @@ class EvalResult:
     """Outcome of :func:`evaluate` (A minus B; rates are A's).
 
     The per-group arrays (``group_*``: one entry per duplicate group) feed the
-    tournament's bootstrap; they are left out of :meth:`to_json`.
+    tournament's bootstrap; they are left out of :meth:`to_json`. Persian Rummy's
+    points are team points (``mean_points_a``: A's team per round).
     """
 
     a: str
@@ -38,6 +41,8 @@ class EvalResult:
     mode: str
     rules: dict[str, Any]
     seatings: list[str]
+    #: the game (an id of :data:`pasur_env.games.GAMES`)
+    game: str = "pasur"
     rounds: int = 0
     deals: int = 0
     mean_point_diff: float = math.nan
@@ -66,12 +71,23 @@ class EvalResult:
     group_rounds: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
 
     @property
+    def win_rate(self) -> float:
+        """``round_win_rate`` (a tie counts half), the name Persian Rummy's results used."""
+        return self.round_win_rate
+
+    @property
+    def win_ci95(self) -> tuple[float, float]:
+        """``round_win_rate_ci95`` under the name Persian Rummy's results used."""
+        return self.round_win_rate_ci95
+
+    @property
     def round_tie_rate(self) -> float:
         return self.round_ties / self.rounds if self.rounds else math.nan
 
     def to_json(self) -> dict[str, Any]:
         """The result as a JSON-ready dict (write it with ``json.dump``)."""
         out: dict[str, Any] = {
+            "game": self.game,
             "a": self.a,
             "b": self.b,
             "players": self.players,
@@ -109,33 +125,57 @@ class EvalResult:
             agent_decisions=dict(self.agent_decisions),
             seconds_per_decision={k: json_number(v) for k, v in self.seconds_per_decision.items()},
         )
+        if self.game == "persian_rummy":  # the keys its results were first written with
+            out.update(
+                groups=self.deals,
+                win_rate=json_number(self.round_win_rate),
+                win_ci95=[json_number(x) for x in self.round_win_rate_ci95],
+                points_a=json_number(self.mean_points_a),
+                points_b=json_number(self.mean_points_b),
+            )
         return out
 
     def dumps(self, indent: int | None = 2) -> str:
         """:meth:`to_json` as a JSON string."""
         return json.dumps(self.to_json(), indent=indent)
 
+    def _header(self) -> list[str]:
+        """Who played, and how many rounds in which seatings."""
+        R, seats = len(self.seatings), ", ".join(self.seatings)
+        if self.game != "pasur":
+            title = game_info(self.game).title
+            size = (f"{self.rounds:,} rounds ({self.deals:,} duplicate deals x {R} seatings: "
+                    f"{seats})" if self.mode == "round" else
+                    f"{self.rounds:,} rounds in {self.games:,} games ({self.deals:,} duplicate "
+                    f"deals x {R} seatings: {seats})")
+            return [f"{title}: {self.a} vs {self.b}, {size}, seed {self.seed}"]
+        return [
+            f"{self.a} (A) vs {self.b} (B), {self.players} players, seed {self.seed}",
+            f"  {self.rounds:,} rounds = {self.deals:,} deals x {R} seatings ({seats})"
+            if self.mode == "round" else
+            f"  {self.rounds:,} rounds in {self.games:,} games ({self.deals:,} deals x {R} "
+            f"seatings: {seats})",
+        ]
+
     def summary(self) -> str:
         """A few human-readable lines."""
-        R = len(self.seatings)
         lo, hi = self.ci95
-        lines = [
-            f"{self.a} (A) vs {self.b} (B), {self.players} players, seed {self.seed}",
-            f"  {self.rounds:,} rounds = {self.deals:,} deals x {R} seatings "
-            f"({', '.join(self.seatings)})" if self.mode == "round" else
-            f"  {self.rounds:,} rounds in {self.games:,} games "
-            f"({self.deals:,} deals x {R} seatings: {', '.join(self.seatings)})",
+        per = "points/round per seat" if self.game == "pasur" else "team points/round"
+        lines = self._header()
+        lines += [
             f"  mean point diff (A - B) per round: {self.mean_point_diff:+.3f}  "
             f"95% CI [{lo:+.3f}, {hi:+.3f}]  (A {self.mean_points_a:.2f}, "
-            f"B {self.mean_points_b:.2f} points/round per seat)",
+            f"B {self.mean_points_b:.2f} {per})",
             f"  round win rate (A): {100 * self.round_win_rate:.1f}%  95% CI "
             f"[{100 * self.round_win_rate_ci95[0]:.1f}%, {100 * self.round_win_rate_ci95[1]:.1f}%]"
             f"  (won {self.round_wins:,}, tied {self.round_ties:,}, lost {self.round_losses:,})",
         ]
         if self.games and self.game_win_rate is not None and self.game_win_rate_ci95:
             glo, ghi = self.game_win_rate_ci95
+            games = (f"games to {self.rules.get('target_score')}" if self.game == "pasur"
+                     else f"games of {self.rules.get('deals')} deals")
             lines.append(
-                f"  game win rate (A), games to {self.rules.get('target_score')}: "
+                f"  game win rate (A), {games}: "
                 f"{100 * self.game_win_rate:.1f}%  95% CI [{100 * glo:.1f}%, {100 * ghi:.1f}%]"
                 f"  ({self.games:,} games, {self.mean_rounds_per_game:.2f} rounds/game)"
             )

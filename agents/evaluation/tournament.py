@@ -32,6 +32,7 @@ from agents.evaluation.match import evaluate
 from agents.evaluation.results import EvalResult, json_number
 from agents.registry import agent_label
 from pasur_env.core.policy import Policy
+from pasur_env.games import game_info
 
 __all__ = ["TournamentResult", "tournament", "bradley_terry", "ELO_PER_LOGIT"]
 
@@ -105,6 +106,8 @@ class TournamentResult:
     seconds: float
     #: each agent's mean thinking time per decision over its matches (seconds)
     seconds_per_decision: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    #: the game (an id of :data:`pasur_env.games.GAMES`)
+    game: str = "pasur"
 
     def order(self) -> list[int]:
         """Agent indices from the best rating down."""
@@ -175,8 +178,9 @@ class TournamentResult:
             if self.anchor
             else f"mean {self.base:.0f}"
         )
+        title = "" if self.game == "pasur" else f"{game_info(self.game).title}: "
         return (
-            f"{len(self.agents)} agents, {self.players} players, {self.rounds:,} duplicate "
+            f"{title}{len(self.agents)} agents, {self.players} players, {self.rounds:,} duplicate "
             f"rounds per pair, seed {self.seed}; Elo from a Bradley-Terry fit to round "
             f"results ({anchor}), 95% intervals from {self.bootstrap} bootstrap resamples "
             f"of the duplicate groups; {self.seconds:.1f} s"
@@ -220,6 +224,7 @@ class TournamentResult:
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict: the ladder, the settings and every match."""
         return {
+            "game": self.game,
             "agents": list(self.agents),
             "players": self.players,
             "rounds_per_pair": self.rounds,
@@ -250,7 +255,8 @@ class TournamentResult:
         ax.errorbar(x, y, xerr=[lo, hi], fmt="o", capsize=4)
         ax.set_yticks(y, [self.agents[i] for i in order])
         ax.set_xlabel("Elo (Bradley-Terry on round results), 95% bootstrap interval")
-        ax.set_title(f"Pasur ladder: {self.players} players, {self.rounds:,} rounds per pair")
+        title = game_info(self.game).title
+        ax.set_title(f"{title} ladder: {self.players} players, {self.rounds:,} rounds per pair")
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         fig.savefig(str(path), dpi=120)
@@ -342,7 +348,7 @@ def _check_field(names: list[str], anchor: str | None, bootstrap: Any) -> None:
 def tournament(
     agents: Sequence[str | Policy],
     rounds: int = 2000,
-    players: int = 2,
+    players: int | None = None,
     seed: int | None = 0,
     batch: int = 4096,
     progress: bool = True,
@@ -351,6 +357,8 @@ def tournament(
     base: float = 1500.0,
     preset: str | None = None,
     progress_file: TextIO | None = None,
+    *,
+    game: str = "pasur",
     **rule_flags: Any,
 ) -> TournamentResult:
     """Play every pair of ``agents`` with :func:`evaluate` and fit the ladder.
@@ -360,6 +368,7 @@ def tournament(
         rounds: duplicate rounds per pair.
         bootstrap: resamples for the rating intervals.
         anchor: agent whose rating is fixed at ``base`` (default: the mean is ``base``).
+        game: ``"pasur"`` (default) or ``"persian_rummy"``.
         Other arguments as for :func:`evaluate`.
     """
     names = [agent_label(a) for a in agents]
@@ -372,7 +381,8 @@ def tournament(
         for j in range(i + 1, k):
             matches[(i, j)] = evaluate(
                 agents[i], agents[j], rounds=rounds, players=players, seed=seed, batch=batch,
-                progress=progress, preset=preset, progress_file=progress_file, **rule_flags,
+                progress=progress, preset=preset, progress_file=progress_file, game=game,
+                **rule_flags,
             )
     ladder = _Ladder(k, None if anchor is None else names.index(anchor), float(base))
     elo, pts, wins = ladder.fit_matches(matches)
@@ -382,10 +392,11 @@ def tournament(
         diff[i, j], diff[j, i] = m.mean_point_diff, -m.mean_point_diff
     played = wins + wins.T
     return TournamentResult(
-        agents=names, players=players, rounds=int(max(m.rounds for m in matches.values())),
+        agents=names, players=next(iter(matches.values())).players,
+        rounds=int(max(m.rounds for m in matches.values())),
         seed=int(seed), matches=matches, elo=elo, elo_ci95=elo_ci, points=pts,
         points_ci95=pts_ci, win_rate=wins.sum(axis=1) / np.maximum(played.sum(axis=1), 1e-12),
         seconds_per_decision=_thinking_times(matches, k),
         wins=wins, diff=diff, anchor=anchor, base=float(base), bootstrap=int(bootstrap),
-        seconds=sum(m.seconds for m in matches.values()),
+        seconds=sum(m.seconds for m in matches.values()), game=game_info(game).id,
     )  # fmt: skip

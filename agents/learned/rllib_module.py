@@ -8,7 +8,7 @@ ever see legal actions.
 
 The module reads observations as a dict with the keys RLlib's masking convention uses
 (:data:`OBS_KEY` ``"observations"`` and :data:`MASK_KEY` ``"action_mask"``); the envs'
-adapters in ``train/rllib_env.py`` rename pasur_env's ``"observation"`` key to it.
+adapters in ``train/rllib/env.py`` rename pasur_env's ``"observation"`` key to it.
 
 This file imports Ray and torch at import time: only the RLlib paths import it
 (``train/rllib_ppo.py``, :mod:`agents.learned.rllib_agent` when it loads a checkpoint), so the
@@ -58,7 +58,7 @@ class MaskedPPOModule(TorchRLModule, ValueFunctionAPI):
         if not isinstance(space, gym.spaces.Dict) or set(space.spaces) != {OBS_KEY, MASK_KEY}:
             raise ValueError(
                 f"MaskedPPOModule needs a Dict observation space with keys "
-                f"{OBS_KEY!r} and {MASK_KEY!r} (use train.rllib_env's adapters); got {space}"
+                f"{OBS_KEY!r} and {MASK_KEY!r} (use train.rllib.env's adapters); got {space}"
             )
         config: dict[str, Any] = dict(self.model_config or {})
         hidden = [int(h) for h in config.get("hidden", [256, 256])]

@@ -16,6 +16,9 @@ from typing import Any
 
 import numba
 
+#: batch size from which the engines' multi-threaded kernels are used (when threads > 1)
+PARALLEL_MIN_BATCH = 512
+
 
 def parallel_twin(dispatcher: Any) -> Any:
     """Compile a second, multi-threaded copy of a kernel written with ``prange``.

@@ -29,6 +29,33 @@ def check_modes(reward: str, episode: str) -> None:
         raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
 
 
+def check_max_rounds(max_rounds: Any) -> int | None:
+    """``max_rounds`` (a positive int, or None for no limit); anything else raises."""
+    if max_rounds is not None and (
+        isinstance(max_rounds, bool)
+        or not isinstance(max_rounds, (int, np.integer))
+        or max_rounds < 1
+    ):
+        raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
+    return max_rounds
+
+
+def check_illegal_action(illegal_action: Any) -> str:
+    """The training envs' ``illegal_action`` option: ``"raise"`` or ``"random"``."""
+    if illegal_action not in ("raise", "random"):
+        raise ValueError(f"illegal_action must be 'raise' or 'random', got {illegal_action!r}")
+    return str(illegal_action)
+
+
+def check_num_envs(num_envs: Any) -> int:
+    """A vector env's number of games: a positive int."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+        raise TypeError(f"num_envs must be an int, got {num_envs!r}")
+    if num_envs < 1:
+        raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+    return int(num_envs)
+
+
 def check_learner_seat(seat: Any, num_players: int) -> int | str:
     """A learner seat: an int seat ``0..P-1`` or ``"random"``; anything else raises."""
     if isinstance(seat, str):
@@ -46,3 +73,11 @@ def check_render_mode(render_mode: str | None, allowed: list[str]) -> None:
     """Raise ``ValueError`` for a render mode the env does not offer."""
     if render_mode is not None and render_mode not in allowed:
         raise ValueError(f"render_mode must be one of {allowed}, got {render_mode!r}")
+
+
+def show_text(text: str, render_mode: str | None) -> str | None:
+    """What ``render()`` returns for a text frame: printed (and None) in ``human`` mode."""
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text

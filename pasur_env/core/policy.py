@@ -4,7 +4,8 @@ The game never imports its players. An env, the play loop (:mod:`pasur_env.core.
 every tool that runs games talk to players through this small protocol:
 
 * ``act(obs, mask, view) -> actions`` chooses one legal action for each of a *batch*
-  of decisions: ``mask`` is ``(n, 104)`` bool (row ``i`` belongs to ``view.games[i]``),
+  of decisions: ``mask`` is ``(n, num_actions)`` bool of the game being played (104 in
+  Pasur, 245 in Persian Rummy; row ``i`` belongs to ``view.games[i]``),
   ``obs`` the ``(n, N)`` encoded observations when ``needs_observation`` is true (else
   None), ``view`` a :class:`GameView` (the engine and the game indices);
 * ``name`` (for messages and reports), ``needs_observation``, ``reset(seed)``.
@@ -27,9 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from pasur_env.core.batch_engine import BatchEngine
 
 __all__ = [
     "GameView",
@@ -52,7 +56,7 @@ class GameView:
     Policies may read only what the mover can see (see the module docstring).
     """
 
-    engine: Any  # a game's batched engine (Engine, RummyEngine)
+    engine: BatchEngine  # a game's batched engine (Engine, RummyEngine)
     games: np.ndarray  # int64 indices into engine, one per decision requested
 
     def __post_init__(self) -> None:
@@ -64,14 +68,18 @@ class GameView:
         return self.engine.current_player[self.games]
 
     @classmethod
-    def all(cls, engine: Any) -> GameView:
+    def all(cls, engine: BatchEngine) -> GameView:
         """A view of every game of ``engine``."""
         return cls(engine, np.arange(engine.num_games, dtype=np.int64))
 
 
 @runtime_checkable
 class Policy(Protocol):
-    """A player over batches of decisions (see the module docstring)."""
+    """A player over batches of decisions (see the module docstring).
+
+    ``mask`` is ``(n, num_actions)`` bool of the game being played: 104 action ids in
+    Pasur, 245 in Persian Rummy (``view.engine.num_actions``).
+    """
 
     name: str
     needs_observation: bool
@@ -109,7 +117,7 @@ def check_actions(actions: Any, mask: np.ndarray, who: str) -> np.ndarray:
 class CallablePolicy:
     """A policy from a function ``fn(obs, mask) -> action`` deciding one decision at a time.
 
-    ``obs`` is the mover's (N,) float32 observation, ``mask`` its (104,) bool legal
+    ``obs`` is the mover's (N,) float32 observation, ``mask`` its (num_actions,) bool legal
     actions. The function is called once per decision of a batch.
     """
 

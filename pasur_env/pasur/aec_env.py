@@ -86,20 +86,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from pasur_env.core.options import check_render_mode
+from pasur_env.core.aec_env import CardGameAEC
 from pasur_env.pasur import kernels as K
-from pasur_env.pasur.drawing import table_scene, to_rgb, to_svg
+from pasur_env.pasur.drawing import table_scene
 from pasur_env.pasur.engine import Engine, action_str
 from pasur_env.pasur.observation import observation_size, observe_one_kernel
 from pasur_env.pasur.options import env_options
-from pasur_env.pasur.rewards import round_infos, seat_rewards
+from pasur_env.pasur.rewards import seat_sides
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -115,8 +113,9 @@ def env(**kwargs: Any) -> AECEnv:
     return e
 
 
-class raw_env(AECEnv, EzPickle):
-    """Pasur as a PettingZoo AEC env over a one-game :class:`pasur_env.Engine`."""
+class raw_env(CardGameAEC, EzPickle):
+    """Pasur as a PettingZoo AEC env over a one-game :class:`pasur_env.Engine` (the
+    bookkeeping is :class:`pasur_env.core.aec_env.CardGameAEC`'s)."""
 
     metadata = {
         "name": "pasur_v0",
@@ -124,6 +123,7 @@ class raw_env(AECEnv, EzPickle):
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    action_str = staticmethod(action_str)
 
     def __init__(
         self,
@@ -144,157 +144,23 @@ class raw_env(AECEnv, EzPickle):
             **rule_flags,
         )
         super().__init__()
-        self.rules, self.episode, self.reward_mode, max_rounds = env_options(
+        self.rules, self.episode, reward, max_rounds = env_options(
             preset, episode, reward, max_rounds, rule_flags
         )
-        check_render_mode(render_mode, self.metadata["render_modes"])
-        self.max_rounds = max_rounds
-        self.render_mode = render_mode
-        #: seat whose view `render` shows; None = the agent to move
-        self.viewer: int | None = None
-        #: the engine's report (:class:`pasur_env.StepInfo`) of the latest step
-        self.last_step_info = None
-        P = self.rules.num_players
-        self.possible_agents = [f"player_{i}" for i in range(P)]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        n_obs = observation_size(self.rules)
-        self.observation_spaces = {
-            a: spaces.Dict(
-                {
-                    "observation": spaces.Box(0.0, 1.0, (n_obs,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (K.NUM_ACTIONS,), np.int8),
-                }
-            )
-            for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(K.NUM_ACTIONS) for a in self.possible_agents}
-        self.engine = Engine(
-            1, rules=self.rules, episode=self.episode, auto_reset=False, parallel=False
-        )
-        self._n_obs = n_obs
-        # the compiled observer's fixed arguments (see observe)
         r = self.rules
-        self._obs_args = (P, r.num_sides, r.open_hand, float(r.target_score))
+        engine = Engine(1, rules=r, episode=self.episode, auto_reset=False, parallel=False)
+        self._n_obs = observation_size(r)
+        self._attach(engine, seat_sides(r), r.num_sides, reward, max_rounds, render_mode,
+                     (0.0, 1.0, self._n_obs), K.NUM_ACTIONS)
+        # the compiled observer's fixed arguments (see _observe_seat)
+        self._obs_args = (r.num_players, r.num_sides, r.open_hand, float(r.target_score))
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    # ---- episode ----------------------------------------------------------------
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = dict(options or {})
-        unknown = set(options) - {"deck", "dealer"}
-        if unknown:  # gymnasium convention: other options are ignored (api_test sends some)
-            gymnasium.logger.warn(f"ignoring unknown reset option(s) {sorted(unknown)}")
-        self.engine.reset(seed=seed, deck=options.get("deck"), dealer=options.get("dealer"))
-        if seed is not None:
-            for i, a in enumerate(self.possible_agents):
-                self.action_spaces[a].seed(seed + i)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.rounds_played = 0
-        self.last_step_info = None
-        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
-        self.agent_selection = self.possible_agents[int(self.engine.state[0, K.MOVER])]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        cached = self._obs_cache.get(agent)
-        if cached is not None:
-            return cached
-        seat = self._seat[agent]
-        # the mask is the engine's legal actions for the agent to move, zeros for others
-        live = (
-            agent == self.agent_selection
-            and agent in self.terminations
-            and not (self.terminations[agent] or self.truncations[agent])
-        )
+    def _observe_seat(self, seat: int, live: bool) -> tuple[np.ndarray, np.ndarray]:
         obs = np.empty((1, self._n_obs), dtype=np.float32)  # fresh arrays: callers keep them
         mask = np.empty(K.NUM_ACTIONS, dtype=np.int8)
         eng = self.engine
         observe_one_kernel(eng.state, eng.params, seat, *self._obs_args, live, obs, mask)
-        out = {"observation": obs[0], "action_mask": mask}
-        self._obs_cache[agent] = out
-        return out
+        return obs[0], mask
 
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if (
-                isinstance(action, np.ndarray)
-                and action.shape in ((), (1,))
-                and np.issubdtype(action.dtype, np.integer)
-            ):
-                action = int(action.reshape(-1)[0])
-            else:
-                raise TypeError(f"{agent}: action must be an int in 0..103, got {action!r}")
-        action = int(action)
-        try:
-            info = self.engine.step_single(action)
-            self.last_step_info = info
-        except ValueError:
-            legal = self.engine.legal_actions(0)
-            raise ValueError(
-                f"illegal action {action} ({action_str(action)}) for {agent}; legal actions: "
-                f"{legal} ({', '.join(action_str(a) for a in legal)})"
-            ) from None
-        self._cumulative_rewards[agent] = 0.0
-        if self.infos[agent]:
-            self.infos[agent] = {}
-        self._obs_cache = {}
-        if not info.round_end_at(0):  # rewards are only paid at round ends
-            if any(self.rewards.values()):
-                self.rewards = dict.fromkeys(self.agents, 0.0)
-        else:
-            r = seat_rewards(info, self.rules, self.reward_mode)[0]
-            self.rewards = {a: float(r[i]) for i, a in enumerate(self.agents)}
-            self._accumulate_rewards()
-            self.rounds_played += 1
-            points, scores = round_infos(info, self.rules)
-            round_points, scores = points[0].tolist(), scores[0].tolist()
-            for a in self.agents:
-                self.infos[a] = {"round_points": round_points, "scores": scores}
-            if info.game_end[0]:
-                self.terminations = dict.fromkeys(self.agents, True)
-            elif self.max_rounds is not None and self.rounds_played >= self.max_rounds:
-                self.truncations = dict.fromkeys(self.agents, True)
-        self.agent_selection = self.possible_agents[int(self.engine.state[0, K.MOVER])]
-        if self.render_mode == "human":
-            self.render()
-
-    # ---- rendering -----------------------------------------------------------------
-    def _viewer(self) -> int:
-        return self.viewer if self.viewer is not None else self._seat[self.agent_selection]
-
-    def svg(self) -> str:
-        """The table as an SVG picture, from the same view as :meth:`render` (notebooks:
-        ``IPython.display.SVG(env.unwrapped.svg())``)."""
-        return to_svg(table_scene(self.engine, 0, viewer=self._viewer()))
-
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
-            return None
-        viewer = self._viewer()
-        if self.render_mode == "rgb_array":
-            return to_rgb(table_scene(self.engine, 0, viewer=viewer))
-        text = self.engine.render(0, viewer=viewer)
-        if self.engine.phase[0] == K.DONE:
-            text += "\ngame over"
-        else:
-            text = f"view of player_{viewer}\n" + text
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+    def _scene(self, viewer: int) -> Any:
+        return table_scene(self.engine, 0, viewer=viewer)

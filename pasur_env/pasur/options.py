@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from pasur_env.core.options import AEC_DEFAULTS, check_modes
+from pasur_env.core.options import AEC_DEFAULTS, check_max_rounds, check_modes
 from pasur_env.pasur.rules import PRESET_ENV_DEFAULTS, Rules, make_rules
 
 
@@ -34,10 +32,4 @@ def env_options(
     episode = episode if episode is not None else implied.get("episode", defaults["episode"])
     reward = reward if reward is not None else implied.get("reward", defaults["reward"])
     check_modes(reward, episode)
-    if max_rounds is not None and (
-        isinstance(max_rounds, bool)
-        or not isinstance(max_rounds, (int, np.integer))
-        or max_rounds < 1
-    ):
-        raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
-    return rules, episode, reward, max_rounds
+    return rules, episode, reward, check_max_rounds(max_rounds)

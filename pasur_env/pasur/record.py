@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from pasur_env.core import record as core_record
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_deck
 from pasur_env.pasur.engine import Engine, StepInfo, action_str
@@ -28,7 +29,9 @@ from pasur_env.pasur.rules import RULE_FLAGS, make_rules
 
 __all__ = ["FORMAT", "GameRecord", "Replay", "replay", "first_deal_of", "BatchRecorder"]
 
-FORMAT = "pasur-record/1"
+GAME = "pasur"
+#: the format of Pasur records (older records lack the ``game`` key and still load)
+FORMAT = core_record.record_format(GAME)
 
 
 def first_deal_of(engine: Engine, game: int) -> dict[str, Any]:
@@ -83,8 +86,9 @@ class GameRecord:
         return make_rules(**self.rules)
 
     def to_json(self) -> dict[str, Any]:
-        out = {"format": FORMAT, "rules": dict(self.rules), "episode": self.episode,
-               "dealer": self.dealer, "stream": f"{self.stream:016x}", "deck": self.deck,
+        out = {"format": FORMAT, "game": GAME, "rules": dict(self.rules),
+               "episode": self.episode, "dealer": self.dealer,
+               "stream": core_record.stream_json(self.stream), "deck": self.deck,
                "deal": self.deal, "actions": list(self.actions), "result": self.result,
                "players": self.players}
         if self.meta:
@@ -94,31 +98,10 @@ class GameRecord:
     @classmethod
     def from_json(cls, data: Any) -> GameRecord:
         """Parse and check the shape of a record; ``ValueError`` names the bad field."""
-        if not isinstance(data, dict):
-            raise ValueError("a record must be a JSON object")
-        if data.get("format") != FORMAT:
-            raise ValueError(f"record format must be {FORMAT!r}, got {data.get('format')!r}")
-        for key in ("rules", "episode", "dealer", "stream", "actions"):
-            if key not in data:
-                raise ValueError(f"record lacks {key!r}")
-        rules = data["rules"]
-        if not isinstance(rules, dict):
-            raise ValueError("record field 'rules' must be an object of rule flags")
-        try:
-            make_rules(**rules)
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"record field 'rules': {e}") from None
+        core_record.check_format(data, FORMAT, ("rules", "episode", "dealer", "stream", "actions"))
+        rules = core_record.check_rules(data["rules"], make_rules)
         acts = data["actions"]
-        if not isinstance(acts, list) or not all(
-            isinstance(a, int) and not isinstance(a, bool) for a in acts
-        ):
-            raise ValueError("record field 'actions' must be a list of action ids")
-        try:
-            stream = int(str(data["stream"]), 16)
-        except ValueError:
-            raise ValueError("record field 'stream' must be a hexadecimal number") from None
-        if not 0 <= stream < 2**64:
-            raise ValueError("record field 'stream' must fit in 64 bits")
+        stream = core_record.parse_stream(data["stream"])
         deck = data.get("deck")
         if deck is not None:
             parse_deck(deck)  # raises naming the problem
@@ -163,58 +146,17 @@ def replay(record: GameRecord | dict[str, Any]) -> Replay:
     eng = _engine_for(rec)
     if rec.deal is not None and rec.deal != first_deal_of(eng, 0):
         raise ValueError("the record's first deal is not what its stream and deck deal")
-    states, infos = [eng.state[0].copy()], []
-    rounds = 0
-    for k, a in enumerate(rec.actions):
-        if eng.phase[0] == K.DONE:
-            raise ValueError(f"move {k} ({action_str(a)}): the game was already over")
-        seat = int(eng.current_player[0])
-        legal = eng.legal_actions(0)
-        if a not in legal:
-            raise ValueError(
-                f"move {k} (player_{seat}, {action_str(a)}) is illegal: legal were "
-                f"{', '.join(action_str(x) for x in legal)}"
-            )
-        info = eng.step(np.array([a], dtype=np.int64))
-        rounds += int(info.round_end[0])
-        states.append(eng.state[0].copy())
-        infos.append(info)
+    states, infos = core_record.replay_actions(eng, rec.actions, action_str, rec.result is not None)
     if rec.result is not None:
-        if eng.phase[0] != K.DONE:
-            raise ValueError("the record claims a result but its moves do not finish the game")
         sides = [eng.rules.side_of(s) for s in range(eng.num_players)]
-        scores = [int(infos[-1].scores[0, s]) for s in sides]
-        if rec.result.get("scores") != scores:
-            raise ValueError(f"the record's scores {rec.result.get('scores')} differ from the "
-                             f"replay's {scores}")
+        core_record.check_scores(rec.result, [int(infos[-1].scores[0, s]) for s in sides])
     return Replay(rec, states, infos, eng)
 
 
-class BatchRecorder:
-    """Records every game of a batch played through the play loop (its two hooks).
-
-    ``play(engine, ..., on_decisions=rec.decisions, on_step=rec.step)``; then
-    ``rec.records[g]`` is game ``g``'s :class:`GameRecord` (finished when it ended).
-    ``players[g]`` names the players of game ``g``'s seats.
-    """
+class BatchRecorder(core_record.BatchRecorder):
+    """Records every Pasur game of a batch played through the play loop
+    (:class:`pasur_env.core.record.BatchRecorder` making :class:`GameRecord` s)."""
 
     def __init__(self, engine: Engine, players: list[list[str]] | None = None,
                  **meta: Any) -> None:
-        self.records = [
-            GameRecord.start(engine, g, players=None if players is None else players[g], **meta)
-            for g in range(engine.num_games)
-        ]
-        self.rounds = np.zeros(engine.num_games, dtype=np.int64)
-
-    def decisions(self, k: int, view: Any, obs: Any, mask: Any, actions: np.ndarray) -> None:
-        for g, a in zip(view.games.tolist(), actions.tolist(), strict=True):
-            self.records[g].actions.append(int(a))
-
-    def step(self, games: np.ndarray, info: StepInfo) -> None:
-        if not info.any_round_end:
-            return
-        for row in np.flatnonzero(info.round_end).tolist():
-            g = int(games[row])
-            self.rounds[g] += 1
-            if info.game_end[row]:
-                self.records[g].finish(info, row, int(self.rounds[g]))
+        super().__init__(engine, GameRecord.start, players, **meta)

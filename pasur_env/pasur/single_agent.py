@@ -1,24 +1,24 @@
 """Single-agent Gymnasium env: one learner seat against opponents, over the batched engine.
 
 :class:`PasurSingleAgentEnv` is :class:`~pasur_env.pasur.learner_games.LearnerGames` with one
-game (the vector env has B of them), behind the Gymnasium API.
+game (the vector env has B of them), behind the Gymnasium API of
+:class:`pasur_env.core.single_agent.LearnerEnv`; this file keeps Pasur's options,
+observation size, docs and pictures.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
-from pasur_env.core.options import TRAINING_DEFAULTS, check_render_mode
+from pasur_env.core.options import TRAINING_DEFAULTS
 from pasur_env.core.policy import RandomPolicy, as_opponents
-from pasur_env.core.spaces import LegalActionSpace
+from pasur_env.core.single_agent import LearnerEnv
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.drawing import table_scene, to_rgb, to_svg
-from pasur_env.pasur.engine import Engine
 from pasur_env.pasur.learner_games import LearnerGames
 from pasur_env.pasur.observation import observation_size
 from pasur_env.pasur.options import env_options
@@ -26,7 +26,7 @@ from pasur_env.pasur.options import env_options
 __all__ = ["PasurSingleAgentEnv"]
 
 
-class PasurSingleAgentEnv(gymnasium.Env, EzPickle):
+class PasurSingleAgentEnv(LearnerEnv, EzPickle):
     """
     ## Description
 
@@ -139,104 +139,22 @@ class PasurSingleAgentEnv(gymnasium.Env, EzPickle):
         self.rules, self.episode, self.reward_mode, self.max_rounds = env_options(
             preset, episode, reward, max_rounds, rule_flags, TRAINING_DEFAULTS
         )
-        if illegal_action not in ("raise", "random"):
-            raise ValueError(f"illegal_action must be 'raise' or 'random', got {illegal_action!r}")
-        check_render_mode(render_mode, self.metadata["render_modes"])
-        self.illegal_action = illegal_action
-        self.render_mode = render_mode
         pool = as_opponents(RandomPolicy() if opponent is None else opponent)
         self.opponents = pool
-        self.games = LearnerGames(
+        games = LearnerGames(
             1, self.rules, self.episode, self.reward_mode, self.max_rounds, learner_seat, pool,
             parallel=False,
         )
-        self.observation_space = spaces.Box(
-            0.0, 1.0, (observation_size(self.rules),), np.float32
-        )
-        self.action_space = LegalActionSpace(self, K.NUM_ACTIONS)
-        self._started = False
-
-    # ---- properties ----------------------------------------------------------------------
-    @property
-    def engine(self) -> Engine:
-        """The one-game engine (read-only use)."""
-        return self.games.engine
-
-    @property
-    def learner_seat(self) -> int:
-        """The learner's seat in the current episode."""
-        return int(self.games.seat[0])
+        obs_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32)
+        self._attach(games, obs_space, K.NUM_ACTIONS, illegal_action, render_mode)
 
     @property
     def opponent_name(self) -> str:
         return self.games.entry_name[0]
 
-    # ---- gymnasium API --------------------------------------------------------------------
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
-        if seed is not None:
-            self.opponents.reset(seed)
-            self.action_space.seed(seed)
-        self.games.reset_games(np.zeros(1, dtype=np.int64), [seed], [options])
-        self._started = True
-        obs = self.games.observe()[0]
-        if self.render_mode == "human":
-            self.render()
-        return obs, {"learner_seat": self.learner_seat, "opponent": self.opponent_name}
-
-    def action_masks(self) -> np.ndarray:
-        """(104,) bool legal actions of the learner (all False once the episode ended)."""
-        if not self._started:
-            raise RuntimeError("call reset() before action_masks()")
-        return self.games.learner_masks()[0].copy()
-
-    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        g = self.games
-        if g.done[0]:
-            raise RuntimeError("the episode has ended: call reset()")
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
-            action = action.reshape(-1)[0]
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int in 0..103, got {action!r}")
-        acts = np.array([int(action)], dtype=np.int64)
-        masks = g.learner_masks()
-        info: dict[str, Any] = {}
-        if self.illegal_action == "random" and not (
-            0 <= acts[0] < K.NUM_ACTIONS and masks[0, acts[0]]
-        ):
-            info["illegal_action"] = int(acts[0])
-            acts[0] = int(self.np_random.choice(np.flatnonzero(masks[0])))
-        g.check_learner_actions(acts, masks)
-        g.learner_step(acts)
-        reward = float(g.pop_rewards()[0])
-        info.update(g.round_info(0))
-        obs = g.observe()[0]
-        if self.render_mode == "human":
-            self.render()
-        return obs, reward, bool(g.terminated[0]), bool(g.truncated[0]), info
-
     def svg(self) -> str:
         """The table from the learner's seat as an SVG picture."""
         return to_svg(table_scene(self.engine, 0, viewer=self.learner_seat))
 
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
-            return None
-        seat = self.learner_seat
-        if self.render_mode == "rgb_array":
-            return to_rgb(table_scene(self.engine, 0, viewer=seat))
-        text = f"view of player_{seat} (learner)\n" + self.engine.render(0, viewer=seat)
-        if self.games.done[0]:
-            text += "\nepisode over"
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+    def _picture(self, seat: int) -> np.ndarray:
+        return to_rgb(table_scene(self.engine, 0, viewer=seat))

@@ -9,7 +9,7 @@ the same value for every seat. There are ``6**12 * 2`` (about 4.4e9) of them.
 
 A network that reads cards as one-hot planes does not know this: it has to learn
 "7♥ on the table" and "7♠ on the table" separately. Training on randomly relabelled
-copies of each position (:mod:`train.net_fit`) teaches it the symmetry and multiplies
+copies of each position (:mod:`train.move_net.fit`) teaches it the symmetry and multiplies
 the data by a large factor at no labelling cost; on the project's 2-player data it
 took the network from +0.85 to +1.01 points/round against the heuristic with the same
 labels and fit, +1.19 with more epochs and a cross-entropy term (README, *Training*).

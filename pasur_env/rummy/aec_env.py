@@ -82,18 +82,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from pasur_env.core.options import check_modes, check_render_mode
+from pasur_env.core.aec_env import CardGameAEC
+from pasur_env.core.options import check_max_rounds, check_modes
 from pasur_env.rummy import RummyEngine, action_str
 from pasur_env.rummy.kernels import state as S
 from pasur_env.rummy.observation import OBS_SIZE, observe_kernel
-from pasur_env.rummy.rewards import round_infos, seat_rewards
+from pasur_env.rummy.rewards import SEAT_TEAM
 
 __all__ = ["env", "raw_env"]
 
@@ -106,11 +105,13 @@ def env(**kwargs: Any) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(e)
 
 
-class raw_env(AECEnv, EzPickle):
-    """Persian Rummy as a PettingZoo AEC env over a one-game :class:`RummyEngine`."""
+class raw_env(CardGameAEC, EzPickle):
+    """Persian Rummy as a PettingZoo AEC env over a one-game :class:`RummyEngine` (the
+    bookkeeping is :class:`pasur_env.core.aec_env.CardGameAEC`'s)."""
 
     metadata = {"name": "persian_rummy_v0", "render_modes": ["ansi", "human", "rgb_array"],
                 "is_parallelizable": False, "render_fps": 1}
+    action_str = staticmethod(action_str)
 
     def __init__(self, episode: str = "game", reward: str = "win",
                  max_rounds: int | None = None, render_mode: str | None = None,
@@ -119,135 +120,21 @@ class raw_env(AECEnv, EzPickle):
                           render_mode=render_mode, **rule_flags)
         super().__init__()
         check_modes(reward, episode)
-        check_render_mode(render_mode, self.metadata["render_modes"])
-        if max_rounds is not None and (isinstance(max_rounds, bool) or not isinstance(
-                max_rounds, (int, np.integer)) or max_rounds < 1):
-            raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
-        self.engine = RummyEngine(1, episode=episode, auto_reset=False, parallel=False,
-                                  **rule_flags)
-        self.rules, self.episode, self.reward_mode = self.engine.rules, episode, reward
-        self.max_rounds, self.render_mode = max_rounds, render_mode
-        self.possible_agents = [f"player_{i}" for i in range(4)]
-        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(-1.0, 1.0, (OBS_SIZE,), np.float32),
-            "action_mask": spaces.Box(0, 1, (S.NUM_ACTIONS,), np.int8),
-        })
-        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = {a: spaces.Discrete(S.NUM_ACTIONS) for a in self.possible_agents}
-        self.last_step_info = None
+        max_rounds = check_max_rounds(max_rounds)
+        engine = RummyEngine(1, episode=episode, auto_reset=False, parallel=False,
+                             **rule_flags)
+        self.rules, self.episode = engine.rules, episode
+        self._attach(engine, SEAT_TEAM, 2, reward, max_rounds, render_mode,
+                     (-1.0, 1.0, OBS_SIZE), S.NUM_ACTIONS)
 
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = dict(options or {})
-        unknown = set(options) - {"deck", "dealer"}
-        if unknown:  # gymnasium convention: other options are ignored (api_test sends some)
-            gymnasium.logger.warn(f"ignoring unknown reset option(s) {sorted(unknown)}")
-        self.engine.reset(seed=seed, deck=options.get("deck"), dealer=options.get("dealer"))
-        if seed is not None:
-            for i, a in enumerate(self.possible_agents):
-                self.action_spaces[a].seed(seed + i)
-        self.agents = self.possible_agents[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.rounds_played = 0
-        self.last_step_info = None
-        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
-        self.agent_selection = self.possible_agents[self.engine.mover(0)]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        cached = self._obs_cache.get(agent)
-        if cached is not None:
-            return cached
+    def _observe_seat(self, seat: int, live: bool) -> tuple[np.ndarray, np.ndarray]:
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        observe_kernel(self.engine.state, 0, self._seat[agent], obs)
-        live = (agent == self.agent_selection and agent in self.terminations
-                and not (self.terminations[agent] or self.truncations[agent]))
+        observe_kernel(self.engine.state, 0, seat, obs)
         mask = (self.engine.legal_mask()[0] if live
                 else np.zeros(S.NUM_ACTIONS, dtype=bool)).astype(np.int8)
-        out = {"observation": obs, "action_mask": mask}
-        self._obs_cache[agent] = out
-        return out
+        return obs, mask
 
-    def _as_action(self, agent: str, action: Any) -> int:
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(
-                action.dtype, np.integer):
-            return int(action.reshape(-1)[0])
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"{agent}: action must be an int in 0..244, got {action!r}")
-        return int(action)
-
-    def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        action = self._as_action(agent, action)
-        try:
-            info = self.engine.step_single(action)
-        except ValueError:
-            legal = self.engine.legal_actions(0)
-            raise ValueError(
-                f"illegal action {action} ({action_str(action)}) for {agent}; legal actions: "
-                f"{legal} ({', '.join(action_str(a) for a in legal)})") from None
-        self.last_step_info = info
-        self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {}
-        self._obs_cache = {}
-        if info.round_end_at(0):
-            self._round_end(info)
-        elif any(self.rewards.values()):
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.agent_selection = self.possible_agents[self.engine.mover(0)]
-        if self.render_mode == "human":
-            self.render()
-
-    def _round_end(self, info: Any) -> None:
-        """Pay the round, fill the infos, end or truncate the episode."""
-        r = seat_rewards(info, self.reward_mode)[0]
-        self.rewards = {a: float(r[i]) for i, a in enumerate(self.agents)}
-        self._accumulate_rewards()
-        self.rounds_played += 1
-        points, scores = round_infos(info)
-        for a in self.agents:
-            self.infos[a] = {"round_points": points[0].tolist(), "scores": scores[0].tolist()}
-        if info.game_end[0]:
-            self.terminations = dict.fromkeys(self.agents, True)
-        elif self.max_rounds is not None and self.rounds_played >= self.max_rounds:
-            self.truncations = dict.fromkeys(self.agents, True)
-
-    def svg(self) -> str:
-        """The table as an SVG picture, from the mover's view (notebooks:
-        ``IPython.display.SVG(env.unwrapped.svg())``)."""
-        from pasur_env.core.drawing import to_svg
+    def _scene(self, viewer: int) -> Any:
         from pasur_env.rummy.drawing import rummy_table_scene
 
-        return to_svg(rummy_table_scene(self.engine, 0, self._seat[self.agent_selection]))
-
-    def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
-            return None
-        if self.render_mode == "rgb_array":  # the same drawing as svg(), as pixels
-            from pasur_env.core.drawing import to_rgb
-            from pasur_env.rummy.drawing import rummy_table_scene
-
-            return to_rgb(rummy_table_scene(self.engine, 0, self._seat[self.agent_selection]))
-        text = self.engine.render(0, viewer=self._seat[self.agent_selection])
-        if self.engine.phase[0] == S.DONE:
-            text += "\ngame over"
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
-
-    def close(self) -> None:
-        pass
+        return rummy_table_scene(self.engine, 0, viewer)

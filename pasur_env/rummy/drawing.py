@@ -54,7 +54,7 @@ def rummy_table_scene(eng: RummyEngine, game: int = 0, viewer: int | None = None
     credit0 = int(st[S.CREDIT])
     items: list[Any] = [Text(20, 26, (
         f"deal {int(st[S.DEAL]) + 1} · dealer player_{int(st[S.DEALER])} · stock "
-        f"{eng.stock_size(game)} · team 0: {int(st[S.SCORE])} · team 1: "
+        f"{eng.stock_size[game]} · team 0: {int(st[S.SCORE])} · team 1: "
         f"{int(st[S.SCORE + 1])} · to move player_{int(st[S.MOVER])} "
         f"({S.PHASE_NAMES[int(st[S.PHASE])]})"), 14, PALE)]
     y = 44

@@ -28,7 +28,7 @@ def render_text(eng: RummyEngine, b: int = 0, viewer: int | None = None) -> str:
         f"deal {int(st[b, S.DEAL]) + 1}  dealer player_{int(st[b, S.DEALER])}  "
         f"scores team0 {int(st[b, S.SCORE])} team1 {int(st[b, S.SCORE + 1])}  "
         f"phase {S.PHASE_NAMES[int(st[b, S.PHASE])]}  to move player_{int(st[b, S.MOVER])}",
-        f"stock {eng.stock_size(b)}  discard pile (bottom first): {_cards(eng.pile(b))}",
+        f"stock {eng.stock_size[b]}  discard pile (bottom first): {_cards(eng.pile(b))}",
     ]
     for m, cards in enumerate(eng.melds(b)):
         teams = "".join("0" if (credit0 >> c) & 1 else "1" for c in cards)

@@ -40,6 +40,16 @@ class RummyRules:
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
+    @property
+    def num_players(self) -> int:
+        """Seats at the table (always four: two teams of partners)."""
+        return 4
+
+    @property
+    def num_sides(self) -> int:
+        """Teams scoring (seats 0 and 2 against 1 and 3)."""
+        return 2
+
     def as_params(self, episode_round: bool = False) -> np.ndarray:
         """The kernels' ``params`` vector (indices ``P_*`` of the state module)."""
         p = np.zeros(S.NPARAMS, dtype=np.int64)

@@ -7,7 +7,7 @@ leave). Every teacher decision is recorded as (the mover's observation, its lega
 mask, the teacher's action, the mover's team's final round-point difference), in the
 :class:`train.bc.clone.Demonstrations` layout, so :func:`train.bc.clone.pretrain` fits a
 MaskablePPO policy to it unchanged. The deals are played by the project's one
-Persian Rummy loop (:func:`agents.evaluation.rummy_match.play_rummy`); a recording wrapper around
+play loop of both games (:func:`pasur_env.core.loop.play`); a recording wrapper around
 the teacher sees exactly what the teacher is asked, so no loop is duplicated here.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from agents.evaluation.rummy_match import play_rummy
+from pasur_env.core.loop import play
 from pasur_env.core.policy import GameView, Policy
 from pasur_env.rummy import RummyEngine
 from train.bc.clone import Demonstrations
@@ -74,7 +74,7 @@ def _play_chunk(teacher: Policy, weak: Policy, n: int, seed: int, vs_random: flo
         pts = info.round_points[ended].astype(np.float32)
         final[games[ended]] = pts - pts[:, ::-1]
 
-    play_rummy(eng, [rec, weak], seat_policy, on_step=book)  # type: ignore[list-item]
+    play(eng, [rec, weak], seat_policy, on_step=book)  # type: ignore[list-item]
     games, seats = np.concatenate(rec.games), np.concatenate(rec.seats)
     return Demonstrations(np.concatenate(rec.obs), np.concatenate(rec.masks),
                           np.concatenate(rec.actions), final[games, seats % 2])

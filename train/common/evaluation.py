@@ -6,7 +6,7 @@ evaluation API for the game. :func:`evaluate_against` plays one agent against a 
 named opponents; :func:`final_evaluation` does that at the end of a run, prints each
 result and writes ``final_eval.json``. Results carry ``a``, ``b``, ``rounds``,
 ``mean_point_diff``, ``ci95``, ``round_win_rate``, ``seconds``, ``to_json()`` and
-``summary()`` in both games.
+``summary()`` in both games (one ``EvalResult``).
 """
 
 from __future__ import annotations
@@ -14,34 +14,22 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["GAMES", "evaluate_game", "evaluate_against", "final_evaluation", "parse_opponents"]
+if TYPE_CHECKING:
+    from agents.evaluation.results import EvalResult
 
-#: the games a training run can be evaluated in
-GAMES = ("pasur", "persian_rummy")
+__all__ = ["evaluate_game", "evaluate_against", "final_evaluation", "parse_opponents"]
 
 
 def evaluate_game(a: Any, b: Any, *, game: str, rounds: int, seed: int,
-                  progress: bool = False, **kwargs: Any) -> Any:
-    """One duplicate-deal match of ``a`` against ``b`` in ``game``: the evaluation API.
+                  progress: bool = False, **kwargs: Any) -> EvalResult:
+    """One duplicate-deal match of ``a`` against ``b`` in ``game``: the evaluation API
+    (:func:`agents.evaluation.match.evaluate`); ``kwargs`` go to it (``players``,
+    ``games``)."""
+    from agents.evaluation.match import evaluate
 
-    ``kwargs`` go to the Pasur evaluator (``players``, ``games``). Persian Rummy's
-    evaluator draws no progress bar and takes none of them.
-    """
-    if game not in GAMES:
-        raise ValueError(f"game must be one of {GAMES}, got {game!r}")
-    # When agents.evaluation.match.evaluate takes game=..., this body becomes:
-    #   return evaluate(a, b, game=game, rounds=rounds, seed=seed, progress=progress, **kwargs)
-    if game == "pasur":
-        from agents.evaluation.match import evaluate
-
-        return evaluate(a, b, rounds=rounds, seed=seed, progress=progress, **kwargs)
-    from agents.evaluation.rummy_match import evaluate_rummy
-
-    if kwargs:
-        raise TypeError(f"the Persian Rummy evaluation takes no {sorted(kwargs)}")
-    return evaluate_rummy(a, b, rounds=rounds, seed=seed)
+    return evaluate(a, b, game=game, rounds=rounds, seed=seed, progress=progress, **kwargs)
 
 
 def parse_opponents(text: str | Sequence[str], rounds: int) -> list[tuple[str, int]]:
@@ -59,7 +47,7 @@ def parse_opponents(text: str | Sequence[str], rounds: int) -> list[tuple[str, i
 
 def evaluate_against(agent: Any, opponents: str | Sequence[str], *, game: str, rounds: int,
                      seed: int, progress: bool = False, skip: Sequence[str] = (),
-                     **kwargs: Any) -> list[Any]:
+                     **kwargs: Any) -> list[EvalResult]:
     """``agent`` against every opponent of ``opponents`` (see :func:`parse_opponents`),
     each match with the same ``seed`` (the same deals); opponents named in ``skip`` are
     left out."""
@@ -70,7 +58,7 @@ def evaluate_against(agent: Any, opponents: str | Sequence[str], *, game: str, r
 
 def final_evaluation(agent: Any, opponents: str | Sequence[str], run_dir: Path, *, game: str,
                      rounds: int, seed: int, progress: bool = False, skip: Sequence[str] = (),
-                     **kwargs: Any) -> list[Any]:
+                     **kwargs: Any) -> list[EvalResult]:
     """The end of a run: ``agent`` against every opponent (confidence intervals
     included), each summary printed, all of them written to ``run_dir/final_eval.json``."""
     results = evaluate_against(agent, opponents, game=game, rounds=rounds, seed=seed,

@@ -32,6 +32,7 @@ from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_card, parse_cards
 from pasur_env.pasur.drawing import table_scene, to_svg
 from pasur_env.pasur.engine import StepInfo
+from pasur_env.pasur.moves import move_options, move_to_actions
 from pasur_env.pasur.record import GameRecord
 from pasur_env.pasur.rules import make_rules
 from pasur_env.pasur.score_sheet import round_sheet
@@ -180,7 +181,7 @@ class WebGame:
         if self.over or self.paused or self._to_move() != self.human:
             return {}
         out: dict[int, list[tuple[int, ...]]] = {}
-        for card, taken in self.engine.move_options(0):
+        for card, taken in move_options(self.engine, 0):
             out.setdefault(card, [])
             if taken:
                 out[card].append(taken)
@@ -206,7 +207,7 @@ class WebGame:
                                 else ""))
         if not opts[c] and chosen:
             raise ValueError(f"{card_code(c)} takes nothing here: it is laid on the table")
-        self._full_move(self.human, self.engine.move_to_actions(0, c, chosen))
+        self._full_move(self.human, move_to_actions(self.engine, 0, c, chosen))
         self.advance()
 
     def hint(self) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from pasur_env.core.policy import GameView, check_actions
 
 __all__ = ["NetAgent", "pretrained_net_path", "best_moves"]
 
-PRETRAINED_DIR = Path(__file__).resolve().parents[1] / "pretrained"
+PRETRAINED_DIR = Path(__file__).resolve().parents[2] / "pretrained"
 
 
 def pretrained_net_path(num_players: int) -> Path:

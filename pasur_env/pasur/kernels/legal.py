@@ -87,7 +87,9 @@ def pick_legal(st: np.ndarray, b: int, u: float) -> int:
 
 
 @njit(cache=True, parallel=False, nogil=True)
-def random_actions_kernel(st: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
-    """Uniformly random legal action of every game, from uniforms ``u`` (B,)."""
-    for b in prange(st.shape[0]):
-        out[b] = pick_legal(st, b, u[b])
+def random_actions_kernel(st: np.ndarray, games: np.ndarray, u: np.ndarray,
+                          out: np.ndarray) -> None:
+    """A uniformly random legal action for each of ``games`` from uniforms ``u`` (n,)
+    (-1 for a game waiting in DONE)."""
+    for i in prange(games.shape[0]):
+        out[i] = pick_legal(st, games[i], u[i])

@@ -137,9 +137,9 @@ def apply_action(
 @njit(cache=True, parallel=False, nogil=True)
 def step_kernel(
     st: np.ndarray,
+    params: np.ndarray,
     games: np.ndarray,
     actions: np.ndarray,
-    params: np.ndarray,
     info: np.ndarray,
     bad: np.ndarray,
     auto_reset: bool,
@@ -168,19 +168,24 @@ def reset_kernel(st: np.ndarray, params: np.ndarray, which: np.ndarray, shuffle:
 
 @njit(cache=True, parallel=False, nogil=True)
 def playout_kernel(
-    st: np.ndarray, params: np.ndarray, steps: int, seed_base: np.uint64, info: np.ndarray
-) -> int:
-    """Play ``steps`` uniformly random legal actions in every game (benchmarks, tests).
+    st: np.ndarray, params: np.ndarray, steps: int, seed_base: np.uint64, auto_reset: bool
+) -> np.ndarray:
+    """Play ``steps`` uniformly random legal actions in every game; rounds ended per game.
 
     The action choice uses a per-game splitmix stream derived from ``seed_base`` so the
-    deal streams in the state are not disturbed by the policy's randomness.
+    deal streams in the state are not disturbed by the policy's randomness. A game
+    that ends with ``auto_reset`` off waits in DONE for the rest of the playout.
     """
-    total = 0
-    for b in prange(st.shape[0]):
+    B = st.shape[0]
+    rounds = np.zeros(B, dtype=np.int64)
+    info = np.empty((B, NINFO), dtype=np.int64)
+    for b in prange(B):
         z = seed_base + np.uint64(b) * GOLDEN
         for _ in range(steps):
             z, x = splitmix_next(z)
             a = pick_legal(st, b, unit_float(x))
-            apply_action(st, b, a, params, info, b, True)
-            total += info[b, I_ROUND_END]
-    return total
+            if a < 0:
+                break
+            apply_action(st, b, a, params, info, b, auto_reset)
+            rounds[b] += info[b, I_ROUND_END]
+    return rounds

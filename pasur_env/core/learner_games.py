@@ -1,0 +1,265 @@
+"""B games with one learner seat each, the other seats played in between: the training envs' core.
+
+Both games' single-agent env (B = 1) and vector env stand on a :class:`LearnerGames`:
+one batched engine (``auto_reset=False``), a learner seat per game, and the other
+seats played by policies through the one play loop (:func:`pasur_env.core.loop.play`:
+each policy is called once per iteration for all of its games) until every game
+waits for its learner or has ended. The learner is paid its seat's rewards summed
+over every engine step in between, so that it is paid for rounds that end on
+another seat's move too.
+
+This class holds the bookkeeping both games share: seats, rewards, round infos,
+episode ends, masks, observations and the play loop's seat table. A game's subclass
+says only what is that game's: how its engine deals a game
+(:meth:`LearnerGames._deal`), who plays the other seats
+(:meth:`LearnerGames._seat_players`), the side of each seat (for the rewards of
+:mod:`pasur_env.core.rewards`) and the names of its actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import seeding
+
+from pasur_env.core.loop import play
+from pasur_env.core.options import check_learner_seat
+from pasur_env.core.policy import Policy
+from pasur_env.core.rewards import round_infos, seat_rewards
+
+__all__ = ["LearnerGames", "RESET_OPTIONS"]
+
+#: reset options the training envs understand
+RESET_OPTIONS = ("deck", "dealer", "learner_seat")
+
+
+class LearnerGames:
+    """B games in one engine, each with a learner seat and policies that move in between.
+
+    Invariant between calls: every game is at a decision of its learner seat, or has
+    ended (``terminated`` / ``truncated``) and waits for :meth:`reset_games`.
+
+    Args:
+        engine: the game's batched engine of B games (``auto_reset=False``).
+        sides: (P,) the side (team) of each seat; ``num_sides`` sides in all.
+        reward, max_rounds: as in the envs (:mod:`pasur_env.core.rewards`).
+        learner_seat: a seat, or ``"random"`` (drawn per game and episode from the
+            game's generator ``rngs[g]``).
+    """
+
+    #: the game's action names, for the message of an illegal learner action
+    action_str: Callable[[int], str] = staticmethod(str)
+    #: unknown reset options raise ``ValueError`` (else: a warning, Gymnasium's convention)
+    strict_reset_options = False
+    #: a game truncated by ``max_rounds`` stops at once (else the other seats play on to
+    #: the learner's next decision, whose view is then the terminal observation)
+    stop_at_truncation = True
+
+    def __init__(
+        self, engine: Any, sides: np.ndarray, num_sides: int, reward: str,
+        max_rounds: int | None, learner_seat: int | str,
+    ) -> None:
+        P = len(sides)
+        self.sides = sides
+        self.num_sides = int(num_sides)
+        self.learner_seat = check_learner_seat(learner_seat, P)
+        self.reward_mode = reward
+        self.max_rounds = max_rounds
+        self.engine = engine
+        B = int(engine.num_games)
+        self.num_games = B
+        self.num_players = P
+        self.seat = np.zeros(B, dtype=np.int64)
+        self.rngs: list[np.random.Generator] = [np.random.default_rng() for _ in range(B)]
+        self.acc = np.zeros(B, dtype=np.float32)
+        self.rounds = np.zeros(B, dtype=np.int64)
+        self.terminated = np.zeros(B, dtype=np.bool_)
+        self.truncated = np.zeros(B, dtype=np.bool_)
+        #: games whose round ended since the flags were cleared, with that round's
+        #: per-seat points and scores (lists of P, like the AEC env's infos)
+        self.round_ended = np.zeros(B, dtype=np.bool_)
+        self.round_points = np.zeros((B, P), dtype=np.int64)
+        self.scores = np.zeros((B, P), dtype=np.int64)
+        #: the play loop's table: policy index (into ``_policies``) of each seat of each
+        #: game, -1 for the learner's
+        self.seat_policy = np.full((B, P), -1, dtype=np.int64)
+        self._policies: list[Policy] = []
+        self._all = np.arange(B, dtype=np.int64)
+        self._masks: np.ndarray | None = None  # learner masks of the current state
+        self._live = np.ones(B, dtype=np.bool_)  # games the play loop may still move
+
+    # ---- what each game says ------------------------------------------------------------------
+    def _deal(
+        self, games: np.ndarray, seeds: list[int | None], options: list[dict[str, Any]]
+    ) -> None:
+        """Deal new games in ``games``: shuffled from their streams, or seeded / given decks."""
+        raise NotImplementedError
+
+    def _seat_players(self, g: int) -> None:
+        """Fill the row ``seat_policy[g]`` for game ``g``'s new episode (the learner sits
+        at ``seat[g]``, set to -1 after), drawing from ``rngs[g]`` if the game needs to."""
+        raise NotImplementedError
+
+    def _episode_ended(self, games: np.ndarray, winner: np.ndarray) -> None:
+        """Called with the games whose episode ended in a step and their winning side."""
+
+    def reset_players(self, seed: int) -> None:
+        """Reseed the policies of the other seats (an env's seeded reset)."""
+
+    def reset_info(self, g: int) -> dict[str, Any]:
+        """What ``reset`` reports for game ``g``'s new episode."""
+        return {"learner_seat": int(self.seat[g])}
+
+    # ---- episodes ---------------------------------------------------------------------------
+    def reset_games(
+        self,
+        games: Any,
+        seeds: Sequence[int | None] | None = None,
+        options: Sequence[dict[str, Any] | None] | None = None,
+    ) -> None:
+        """Start a new episode in ``games`` and advance each to its learner's first decision.
+
+        ``seeds[k]`` (if not None) reseeds game ``games[k]``'s deals as a one-game
+        engine's ``reset(seed)`` would, and its generator (learner seat, opponent draw)
+        with ``np_random(seed)``. ``options[k]`` may hold ``deck``, ``dealer`` (first
+        round, as in the AEC env) and ``learner_seat``.
+        """
+        games = np.asarray(games, dtype=np.int64).reshape(-1)
+        if games.size == 0:
+            return
+        n = len(games)
+        seeds = list(seeds) if seeds is not None else [None] * n
+        options = [dict(o or {}) for o in options] if options is not None else [{}] * n
+        seats = [self._check_reset_options(opts) for opts in options]
+        self._deal(games, seeds, options)
+        for k, g in enumerate(games.tolist()):
+            if seeds[k] is not None:
+                self.rngs[g] = seeding.np_random(int(seeds[k]))[0]
+        for k, g in enumerate(games.tolist()):
+            seat = seats[k]
+            if seat == "random":
+                seat = int(self.rngs[g].integers(self.num_players))
+            self.seat[g] = seat
+            self._seat_players(g)
+            self.seat_policy[g, seat] = -1
+        self.acc[games] = 0.0
+        self.rounds[games] = 0
+        self.terminated[games] = False
+        self.truncated[games] = False
+        self.round_ended[games] = False
+        self.advance()
+
+    def _check_reset_options(self, opts: dict[str, Any]) -> int | str:
+        """The learner seat of one game's reset options (unknown options warn or raise)."""
+        unknown = set(opts) - set(RESET_OPTIONS)
+        if unknown and self.strict_reset_options:
+            raise ValueError(
+                f"unknown reset option(s) {sorted(unknown)}; known: {', '.join(RESET_OPTIONS)}"
+            )
+        if unknown:
+            gymnasium.logger.warn(f"ignoring unknown reset option(s) {sorted(unknown)}")
+        return check_learner_seat(opts.get("learner_seat", self.learner_seat), self.num_players)
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.terminated | self.truncated
+
+    # ---- moving ------------------------------------------------------------------------------
+    def learner_masks(self) -> np.ndarray:
+        """(B, A) bool legal actions of the learners (all False in ended games).
+
+        Cached until the games change: do not modify the returned array.
+        """
+        if self._masks is None:
+            m = self.engine.legal_mask()
+            m[self.done] = False
+            self._masks = m
+        return self._masks
+
+    def check_learner_actions(self, actions: np.ndarray, masks: np.ndarray) -> None:
+        """Raise ValueError naming the first illegal action and the legal ones."""
+        ok = (actions >= 0) & (actions < masks.shape[1])
+        ok[ok] = masks[np.flatnonzero(ok), actions[ok]]
+        if not ok.all():
+            g = int(np.flatnonzero(~ok)[0])
+            a = int(actions[g])
+            legal = np.flatnonzero(masks[g]).tolist()
+            where = f" in env {g}" if self.num_games > 1 else ""
+            name = self.action_str
+            raise ValueError(
+                f"illegal action {a} ({name(a)}){where} for the learner "
+                f"(player_{int(self.seat[g])}); legal actions: {legal} "
+                f"({', '.join(name(x) for x in legal)})"
+            )
+
+    def learner_step(self, actions: np.ndarray) -> None:
+        """Apply the learners' actions in every game that has not ended (actions of
+        ended games are ignored), then let the other seats move until each game waits
+        for its learner again. Raises ValueError for an illegal action (nothing moves)."""
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        live = ~self.done
+        games = self._all if live.all() else np.flatnonzero(live)
+        self.check_learner_actions(actions[games], self.learner_masks()[games])
+        self.round_ended[:] = False
+        self._masks = None
+        if games.shape[0] == self.num_games:
+            info = self.engine.step(actions)
+        else:
+            info = self.engine.step(actions[games], games=games)
+        self._account(games, info)
+        self.advance()
+
+    def advance(self) -> None:
+        """Let the other seats move, batched, until every game waits for its learner or
+        has ended."""
+        self._live = ~self.done  # read by the loop at every iteration
+        play(self.engine, self._policies, self.seat_policy, active=self._live,
+             on_step=self._account)
+        self._masks = None
+
+    def _account(self, idx: np.ndarray, info: Any) -> None:
+        """Book the learner's rewards, round results and episode ends of one engine step."""
+        round_end = info.round_end
+        if not round_end.any():
+            return
+        rows = np.flatnonzero(round_end)
+        g = idx[rows]
+        r = seat_rewards(info, self.sides, self.num_sides, self.reward_mode)
+        self.acc[g] += r[rows, self.seat[g]]
+        self.rounds[g] += 1
+        self.round_ended[g] = True
+        points, scores = round_infos(info, self.sides)
+        self.round_points[g] = points[rows]
+        self.scores[g] = scores[rows]
+        ended = info.game_end[rows]
+        if ended.any():
+            self.terminated[g[ended]] = True
+            self._episode_ended(g[ended], info.winner[rows][ended])
+        if self.max_rounds is not None:
+            self.truncated[g] |= (self.rounds[g] >= self.max_rounds) & ~self.terminated[g]
+            if self.stop_at_truncation:
+                self._live[g[self.truncated[g]]] = False
+
+    # ---- reading ---------------------------------------------------------------------------
+    def observe(self, games: np.ndarray | None = None) -> np.ndarray:
+        """The learners' observations of ``games`` (default all): (n, N) float32."""
+        games = self._all if games is None else games
+        return self.engine.observe(games, self.seat[games])
+
+    def pop_rewards(self) -> np.ndarray:
+        """The learners' rewards accumulated since the last call: (B,) float32."""
+        r = self.acc.copy()
+        self.acc[:] = 0.0
+        return r
+
+    def round_info(self, g: int) -> dict[str, Any]:
+        """``round_points`` and ``scores`` (lists per seat) if game ``g``'s round ended."""
+        if not self.round_ended[g]:
+            return {}
+        return {
+            "round_points": self.round_points[g].tolist(),
+            "scores": self.scores[g].tolist(),
+        }

@@ -1,0 +1,121 @@
+"""The single-agent Gymnasium env of either game: one learner seat, over one learner game.
+
+:class:`LearnerEnv` is the Gymnasium face of a
+:class:`~pasur_env.core.learner_games.LearnerGames` with one game: reset, step (with
+the ``illegal_action`` option), the masks for sb3-contrib's ``MaskablePPO``, the
+legal-action ``action_space`` and the text render, written once. A game's env class
+(``PasurSingleAgentEnv``, ``PersianRummySingleAgentEnv``) builds its learner games
+from its options, says its observation space and keeps its docs and pictures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from pasur_env.core.learner_games import LearnerGames
+from pasur_env.core.options import check_illegal_action, check_render_mode, show_text
+from pasur_env.core.spaces import LegalActionSpace
+
+__all__ = ["LearnerEnv"]
+
+
+class LearnerEnv(gymnasium.Env):
+    """One learner seat in one game; the other seats move inside :meth:`step`.
+
+    A subclass calls :meth:`_attach` from its ``__init__`` with its learner games.
+    """
+
+    games: LearnerGames
+
+    def _attach(
+        self, games: LearnerGames, observation_space: gymnasium.Space, num_actions: int,
+        illegal_action: str, render_mode: str | None,
+    ) -> None:
+        """Check the env's own options and take ``games`` (one game) as its state."""
+        self.illegal_action = check_illegal_action(illegal_action)
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        self.render_mode = render_mode
+        self.games = games
+        self.observation_space = observation_space
+        self.action_space = LegalActionSpace(self, num_actions)
+        self._started = False
+
+    @property
+    def engine(self) -> Any:
+        """The one-game engine (read-only use)."""
+        return self.games.engine
+
+    @property
+    def learner_seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return int(self.games.seat[0])
+
+    # ---- gymnasium API --------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new episode; ``seed`` also reseeds the other seats' policies and
+        ``action_space``; ``options`` may hold ``deck``, ``dealer``, ``learner_seat``."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self.games.reset_players(seed)
+            self.action_space.seed(seed)
+        self.games.reset_games(np.zeros(1, dtype=np.int64), [seed], [options])
+        self._started = True
+        obs = self.games.observe()[0]
+        if self.render_mode == "human":
+            self.render()
+        return obs, self.games.reset_info(0)
+
+    def action_masks(self) -> np.ndarray:
+        """(A,) bool legal actions of the learner (all False once the episode ended)."""
+        if not self._started:
+            raise RuntimeError("call reset() before action_masks()")
+        return self.games.learner_masks()[0].copy()
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        g = self.games
+        if g.done[0]:
+            raise RuntimeError("the episode has ended: call reset()")
+        n = int(self.action_space.n)
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
+            action = action.reshape(-1)[0]
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an int in 0..{n - 1}, got {action!r}")
+        acts = np.array([int(action)], dtype=np.int64)
+        masks = g.learner_masks()
+        info: dict[str, Any] = {}
+        if self.illegal_action == "random" and not (0 <= acts[0] < n and masks[0, acts[0]]):
+            info["illegal_action"] = int(acts[0])
+            acts[0] = int(self.np_random.choice(np.flatnonzero(masks[0])))
+        g.learner_step(acts)
+        reward = float(g.pop_rewards()[0])
+        info.update(g.round_info(0))
+        obs = g.observe()[0]
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, bool(g.terminated[0]), bool(g.truncated[0]), info
+
+    def _picture(self, seat: int) -> np.ndarray:
+        """The table seen from ``seat`` as an RGB array (games with ``rgb_array``)."""
+        raise NotImplementedError
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
+            return None
+        seat = self.learner_seat
+        if self.render_mode == "rgb_array":
+            return self._picture(seat)
+        text = f"view of player_{seat} (learner)\n" + self.engine.render(0, viewer=seat)
+        if self.games.done[0]:
+            text += "\nepisode over"
+        return show_text(text, self.render_mode)
+
+    def close(self) -> None:
+        pass
