@@ -93,6 +93,17 @@ def test_resume_continues_the_run(runs) -> None:
     assert iterations == list(range(1, len(iterations) + 1)) and len(iterations) > len(first) - 1
 
 
+def test_a_module_saved_before_the_tree_was_split_still_plays() -> None:
+    """A module written by version 0.2.0 before the core/pasur/rummy split pickles its class
+    as ``agents.rllib_module.MaskedPPOModule``; the old name still imports, and the module
+    plays exactly as it did then (this result was measured with the tree of that time)."""
+    old = pathlib.Path(__file__).parent / "data" / "rllib_module_0.2.0"
+    assert b"agents.rllib_module" in (old / "class_and_ctor_args.pkl").read_bytes()
+    res = evaluate(f"rllib:{old}", "greedy", rounds=200, seed=0, progress=False)
+    assert res.mean_point_diff == pytest.approx(-7.69)
+    assert (res.round_wins, res.round_ties, res.round_losses) == (40, 4, 156)
+
+
 def test_a_module_refuses_another_player_count(runs, monkeypatch) -> None:
     monkeypatch.chdir(runs)  # a relative path, as typed on the command line
     agent = make_agent("rllib:single2/module")
