@@ -268,3 +268,21 @@ def test_reset_reproduces_the_games(cls: type[BatchEngine]) -> None:
     a, b = cls(3, seed=7), cls(3, seed=8)
     b.reset(seed=7)
     np.testing.assert_array_equal(a.state, b.state)
+
+
+def test_seed_streams_give_a_slice_the_games_of_a_larger_batch(cls: type[BatchEngine]) -> None:
+    """``seed_streams(seed, offset)`` then ``reset()``: game b deals as game offset + b of
+    an engine of any size seeded the same way (how evaluations split their batches)."""
+    whole = cls(6, seed=0, episode="round")
+    whole.seed_streams(11)
+    whole.reset()
+    part = cls(2, seed=0, episode="round")
+    part.seed_streams(11, offset=3)
+    part.reset()
+    assert np.array_equal(part.state, whole.state[3:5])
+    with pytest.raises(TypeError, match="seed"):
+        part.seed_streams("11")
+    with pytest.raises(ValueError, match="seed"):
+        part.seed_streams(-1)
+    with pytest.raises(ValueError, match="offset"):
+        part.seed_streams(1, offset=-2)

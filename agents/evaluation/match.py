@@ -62,16 +62,6 @@ def seatings(players: int) -> list[str]:
     raise ValueError(f"players must be 2, 3 or 4, got {players!r}")
 
 
-def _seed_streams(engine: Any, game: str, seed: int, offset: int) -> None:
-    """Give game ``b`` of ``engine`` the stream of game ``offset + b`` of ``seed``."""
-    if game == "pasur":
-        from pasur_env.pasur import kernels as K
-
-        K.seed_streams(engine.state, K.stream_base(int(seed)), int(offset))
-    else:
-        engine.seed_streams(int(seed), int(offset))
-
-
 def duplicate_engine(
     groups: int,
     copies: int,
@@ -95,7 +85,7 @@ def duplicate_engine(
     base = engine_class(
         int(groups), seed=0, episode=episode, auto_reset=False, parallel=False, **rule_flags
     )
-    _seed_streams(base, game, seed, offset)
+    base.seed_streams(int(seed), int(offset))
     base.reset()  # the streams are set: deal from them
     eng = base.take(np.repeat(np.arange(int(groups), dtype=np.int64), int(copies)))
     eng.parallel = None  # choose serial/parallel kernels by batch size again

@@ -28,6 +28,7 @@ import numpy as np
 
 from pasur_env.core.args import action_array, game_indices, take_indices
 from pasur_env.core.compile import PARALLEL_MIN_BATCH, BatchKernel
+from pasur_env.core.rng import seed_stream_column, stream_base
 
 __all__ = ["BatchEngine", "BaseStepInfo", "PARALLEL_MIN_BATCH", "check_seed"]
 
@@ -273,6 +274,18 @@ class BatchEngine(ABC):
             raise ValueError(f"which must have shape ({self.num_games},), got {which.shape}")
         self._reset_where(which)
 
+    def seed_streams(self, seed: int, offset: int = 0) -> None:
+        """Give game ``b`` the random stream of game ``offset + b`` of ``seed``, so that a
+        slice of a large batch deals exactly the games the large batch would (duplicate
+        deals, evaluations split into batches). The games' state is otherwise untouched:
+        call :meth:`reset` (``seed=None``) to deal from the new streams."""
+        checked = check_seed(seed)
+        if checked is None:
+            raise TypeError("seed_streams() needs an int seed, got None")
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
+            raise ValueError(f"offset must be a non-negative int, got {offset!r}")
+        seed_stream_column(self.state, self.RNG, stream_base(checked), int(offset))
+
     # ---- acting ------------------------------------------------------------------------------
     def _game_indices(self, games: Any) -> np.ndarray:
         """``games`` as ascending, distinct, in-range int64 indices (None: every game)."""
@@ -390,6 +403,10 @@ class BatchEngine(ABC):
     def current_player(self) -> np.ndarray:
         """Seat to move in each game (B,)."""
         return self.state[:, self.MOVER]
+
+    def mover(self, game: int = 0) -> int:
+        """Seat to move in one game (a scalar read, for one-game tools)."""
+        return int(self.state[game, self.MOVER])
 
     @property
     def phase(self) -> np.ndarray:

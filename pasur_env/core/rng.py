@@ -40,3 +40,12 @@ def splitmix_next(z: np.uint64) -> tuple[np.uint64, np.uint64]:
 def unit_float(x: np.uint64) -> float:
     """A uniform float in [0, 1) from 64 random bits (the top 53)."""
     return np.float64(x >> np.uint64(11)) * _TO_UNIT
+
+
+@njit(cache=True)
+def seed_stream_column(st: np.ndarray, col: int, base: np.uint64, offset: int) -> None:
+    """Give game ``b`` (row ``b`` of ``st``, column ``col``) the stream
+    ``mix64(base + (offset + b) * GOLDEN)``: game ``b`` of an engine gets the same stream as
+    game ``offset + b`` of a larger one, whatever the batch."""
+    for b in range(st.shape[0]):
+        st[b, col] = np.int64(mix64(base + np.uint64(offset + b) * GOLDEN))

@@ -127,10 +127,6 @@ class RummyEngine(BatchEngine, kernels=K):
         games = np.flatnonzero(which).astype(np.int64)
         K.reset_kernel(self.state, games, np.ones(games.size, dtype=np.bool_))
 
-    def seed_streams(self, seed: int, offset: int = 0) -> None:
-        """Give game ``b`` the stream of game ``offset + b`` of ``seed`` (duplicate deals)."""
-        K.seed_streams(self.state, stream_base(int(seed)), int(offset))
-
     def observe(self, games: Any = None, seats: Any = None,
                 out: np.ndarray | None = None) -> np.ndarray:
         """Observations of ``seats`` in ``games`` (defaults: every game, its mover):
@@ -152,9 +148,6 @@ class RummyEngine(BatchEngine, kernels=K):
         from pasur_env.rummy.observation import OBS_SIZE
 
         return OBS_SIZE
-
-    def mover(self, game: int = 0) -> int:
-        return int(self.state[game, K.MOVER])
 
     def hand(self, game: int, seat: int) -> list[int]:
         return cards_of(self.state[game, K.HAND + seat])

@@ -13,6 +13,7 @@ from numba import njit
 from pasur_env.core.rng import (  # noqa: F401 - re-exported: the kernels' generator
     GOLDEN,
     mix64,
+    seed_stream_column,
     splitmix_next,
     stream_base,
     unit_float,
@@ -38,5 +39,4 @@ def random_below(st: np.ndarray, b: int, n: int) -> int:
 @njit(cache=True)
 def seed_streams(st: np.ndarray, base: np.uint64, offset: int) -> None:
     """Give game ``b`` the stream ``mix64(base + (offset + b) * GOLDEN)``."""
-    for b in range(st.shape[0]):
-        st[b, RNG] = np.int64(mix64(base + np.uint64(offset + b) * GOLDEN))
+    seed_stream_column(st, RNG, base, offset)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pasur_env.core.rng import GOLDEN, mix64, splitmix_next
+from pasur_env.core.rng import seed_stream_column, splitmix_next
 from pasur_env.rummy.kernels.state import (
     BONUS,
     CREDIT,
@@ -50,8 +50,7 @@ def random_below(st: np.ndarray, b: int, n: int) -> int:
 @njit(cache=True)
 def seed_streams(st: np.ndarray, base: np.uint64, offset: int) -> None:
     """Give game ``b`` the stream ``mix64(base + (offset + b) * GOLDEN)`` (as Pasur)."""
-    for b in range(st.shape[0]):
-        st[b, RNG] = np.int64(mix64(base + np.uint64(offset + b) * GOLDEN))
+    seed_stream_column(st, RNG, base, offset)
 
 
 @njit(cache=True)
