@@ -13,7 +13,8 @@ The kernels of every game take their arguments in one order:
 * random actions: ``(state, games, uniforms, out)``
 * playout: ``(state, params, steps, seed_base, auto_reset) -> rounds ended per game``
 
-Seeds follow one rule: ``None`` or a non-negative int; any other type is a
+Every argument is checked by :mod:`pasur_env.core.args` (the one home of the checks):
+seeds are ``None`` or a non-negative int (numpy ints included); any other type is a
 ``TypeError``, a negative int a ``ValueError``.
 """
 
@@ -26,26 +27,24 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from pasur_env.core.args import action_array, game_indices, take_indices
+from pasur_env.core.args import (
+    INT64_MAX,
+    INT64_MIN,
+    action_array,
+    check_bool,
+    check_game,
+    check_int,
+    check_optional_bool,
+    check_seed,
+    game_indices,
+    is_int,
+    take_indices,
+)
 from pasur_env.core.compile import PARALLEL_MIN_BATCH, BatchKernel
 from pasur_env.core.rng import seed_stream_column, stream_base
 
+#: ``check_seed`` is re-exported for the callers that imported it from here
 __all__ = ["BatchEngine", "BaseStepInfo", "PARALLEL_MIN_BATCH", "check_seed"]
-
-
-def check_seed(seed: Any) -> int | None:
-    """``seed`` as an int (or None) after the one seed rule of the engines.
-
-    Raises ``TypeError`` for anything but None or an int (bools included), and
-    ``ValueError`` for a negative int: the streams are derived from non-negative seeds.
-    """
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative int or None, got {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-    return int(seed)
 
 
 class BaseStepInfo:
@@ -175,17 +174,14 @@ class BatchEngine(ABC):
     def __init__(self, num_games: int = 1, seed: int | None = None, *, rules: Any = None,
                  episode: str = "game", auto_reset: bool = True,
                  parallel: bool | None = None, **flags: Any) -> None:
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)):
-            raise TypeError(f"num_games must be an int, got {type(num_games).__name__}")
-        if num_games < 1:
-            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        num_games = check_int(num_games, "num_games", 1)
         if episode not in ("game", "round"):
             raise ValueError(f"episode must be 'game' or 'round', got {episode!r}")
         self.rules = self._make_rules(rules, **flags)
         self.episode = episode
-        self.auto_reset = bool(auto_reset)
+        self.auto_reset = check_bool(auto_reset, "auto_reset")
         self.params = self.rules.as_params(episode_round=episode == "round")
-        self.parallel = parallel
+        self.parallel = check_optional_bool(parallel, "parallel")
         self._num_sides = int(self.rules.num_sides)
         self.state = np.zeros((int(num_games), self.NCOL), dtype=np.int64)
         self._init_buffers()
@@ -282,9 +278,8 @@ class BatchEngine(ABC):
         checked = check_seed(seed)
         if checked is None:
             raise TypeError("seed_streams() needs an int seed, got None")
-        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)) or offset < 0:
-            raise ValueError(f"offset must be a non-negative int, got {offset!r}")
-        seed_stream_column(self.state, self.RNG, stream_base(checked), int(offset))
+        offset = check_int(offset, "offset", 0)
+        seed_stream_column(self.state, self.RNG, stream_base(checked), offset)
 
     # ---- acting ------------------------------------------------------------------------------
     def _game_indices(self, games: Any) -> np.ndarray:
@@ -300,7 +295,7 @@ class BatchEngine(ABC):
 
     def legal_actions(self, game: int = 0) -> list[int]:
         """Legal action ids of one game (ascending)."""
-        return np.flatnonzero(self.legal_mask([int(game)])[0]).tolist()
+        return np.flatnonzero(self.legal_mask([check_game(game, self.num_games)])[0]).tolist()
 
     def random_actions(self, rng: np.random.Generator | None = None,
                        games: Any = None) -> np.ndarray:
@@ -331,7 +326,7 @@ class BatchEngine(ABC):
         """
         idx = self._game_indices(games)
         n = idx.shape[0]
-        acts = action_array(actions, n)
+        acts = action_array(actions, n, self.NUM_ACTIONS)
         info = np.empty((n, self.NINFO), dtype=np.int64)
         nbad = self._kernel(self.STEP_KERNEL, n)(
             self.state, self.params, idx, acts, info, self._bad, self.auto_reset
@@ -362,6 +357,10 @@ class BatchEngine(ABC):
         if self.num_games != 1:
             raise ValueError("step_single() needs an engine of one game")
         act = self._single_action
+        if type(action) is not int and not is_int(action):
+            raise TypeError(f"action must be an int, got {action!r}")
+        if not INT64_MIN <= action <= INT64_MAX:
+            action_array([action], 1, self.NUM_ACTIONS)  # raises the out-of-range error
         act[0] = action
         info = np.empty((1, self.NINFO), dtype=np.int64)
         if self.STEP_KERNEL.serial(self.state, self.params, self._all, act, info, self._bad,
@@ -381,7 +380,7 @@ class BatchEngine(ABC):
             raise TypeError("playout() needs an int seed, got None")
         seed_base = self._playout_seed(checked)
         rounds = self._kernel(self.PLAYOUT_KERNEL)(
-            self.state, self.params, int(steps), seed_base, self.auto_reset
+            self.state, self.params, check_int(steps, "steps", 0), seed_base, self.auto_reset
         )
         return rounds.sum()
 
@@ -406,7 +405,7 @@ class BatchEngine(ABC):
 
     def mover(self, game: int = 0) -> int:
         """Seat to move in one game (a scalar read, for one-game tools)."""
-        return int(self.state[game, self.MOVER])
+        return int(self.state[check_game(game, self.num_games), self.MOVER])
 
     @property
     def phase(self) -> np.ndarray:
@@ -419,7 +418,7 @@ class BatchEngine(ABC):
         return self.state[:, self.PHASE] == self.DONE
 
     def phase_name(self, game: int) -> str:
-        return self.PHASE_NAMES[int(self.state[game, self.PHASE])]
+        return self.PHASE_NAMES[int(self.state[check_game(game, self.num_games), self.PHASE])]
 
     @property
     @abstractmethod

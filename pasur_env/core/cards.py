@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from pasur_env.core.args import check_deck_sequence
+
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS: tuple[str, ...] = ("C", "D", "H", "S")
 SUIT_SYMBOLS: tuple[str, ...] = ("♣", "♦", "♥", "♠")
@@ -126,12 +128,10 @@ def parse_deck(deck: Sequence[str | int] | np.ndarray) -> np.ndarray:
     A deck must hold each of the 52 cards exactly once; anything else raises a
     ``ValueError`` that names the problem (length, unknown code, duplicates, missing).
     """
-    if isinstance(deck, str):
-        deck = deck.replace(",", " ").split()
-    seq = list(np.asarray(deck).ravel()) if isinstance(deck, np.ndarray) else list(deck)
+    seq = check_deck_sequence(deck)
     if len(seq) != NUM_CARDS:
         raise ValueError(f"a deck must have 52 cards, got {len(seq)}")
-    ids = [parse_card(c.item() if isinstance(c, np.generic) else c) for c in seq]
+    ids = [parse_card(c) for c in seq]
     seen: dict[int, int] = {}
     dupes = []
     for c in ids:

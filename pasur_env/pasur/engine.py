@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pasur_env.core.batch_engine import BaseStepInfo, BatchEngine, check_seed
+from pasur_env.core.args import check_dealer, check_game, check_seat, check_seed
+from pasur_env.core.batch_engine import BaseStepInfo, BatchEngine
 from pasur_env.core.compile import PARALLEL_MIN_BATCH, BatchKernel
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_deck
@@ -141,12 +142,8 @@ class Engine(BatchEngine, kernels=K):
         B, P = self.num_games, self.rules.num_players
         if dealer is None:
             return np.full(B, P - 1, dtype=np.int64)
-        dealers = np.broadcast_to(np.asarray(dealer), (B,))
-        if not np.issubdtype(dealers.dtype, np.integer):
-            raise TypeError(f"dealer must be an int seat, got {dealer!r}")
-        if dealers.min() < 0 or dealers.max() >= P:
-            raise ValueError(f"dealer must be a seat in 0..{P - 1}, got {dealer!r}")
-        return dealers
+        dealers = check_dealer(dealer, P, B)
+        return np.full(B, dealers, dtype=np.int64) if np.ndim(dealers) == 0 else dealers
 
     def _decks(self, deck: Any) -> np.ndarray | None:
         if deck is None:
@@ -199,8 +196,9 @@ class Engine(BatchEngine, kernels=K):
     # ---- acting -----------------------------------------------------------------------
     def legal_actions(self, game: int = 0) -> list[int]:
         """Legal action ids of one game (ascending), read from its card bits."""
-        bits = int(K.legal_bits(self.state, int(game)))
-        off = int(K.action_offset(self.state, int(game)))
+        game = check_game(game, self.num_games)
+        bits = int(K.legal_bits(self.state, game))
+        off = int(K.action_offset(self.state, game))
         return [off + c for c in cards_of(bits)]
 
     # ---- named views of the state ---------------------------------------------------------
@@ -288,17 +286,20 @@ class Engine(BatchEngine, kernels=K):
 
     def stock(self, game: int = 0) -> list[int]:
         """Stock of one game, top first."""
+        game = check_game(game, self.num_games)
         return [
             int(c) for c in self.state[game, K.DECK + self.state[game, K.STOCK_POS] : K.DECK + 52]
         ]
 
     def hand(self, game: int = 0, seat: int | None = None) -> list[int]:
         """Cards in a seat's hand (default: the mover's), in dealing order."""
-        seat = int(self.state[game, K.MOVER]) if seat is None else seat
+        game = check_game(game, self.num_games)
+        seat = self.mover(game) if seat is None else check_seat(seat, self.num_players)
         return [int(c) for c in self.hand_order[game, seat] if c >= 0]
 
     def faceup(self, game: int = 0) -> list[int]:
         """Ru Baaz face-up card of each seat (-1 if none): the earliest-dealt card in hand."""
+        game = check_game(game, self.num_games)
         if not self.rules.open_hand:
             return [-1] * self.num_players
         out = []

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from pasur_env.core.args import FlagTypeError, check_bool, check_instance, check_int
+
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "num_players": (2, 3, 4),
     "jack_sur": ("never", "lone_jack"),
@@ -66,18 +68,15 @@ class Rules:
     def __post_init__(self) -> None:
         for name, allowed in _CHOICES.items():
             value = getattr(self, name)
+            if name == "num_players":
+                check_int(value, name, type_error=FlagTypeError)
             if isinstance(value, (bool, np.bool_)) or value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
         for name in _BOOLS:
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+            check_bool(getattr(self, name), name, type_error=FlagTypeError)
         for name in _NON_NEGATIVE_INTS:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
-        ts = self.target_score
-        if isinstance(ts, bool) or not isinstance(ts, (int, np.integer)) or ts <= 0:
-            raise ValueError(f"target_score must be a positive int, got {ts!r}")
+            check_int(getattr(self, name), name, 0, type_error=FlagTypeError)
+        check_int(self.target_score, "target_score", 1, type_error=FlagTypeError)
         if self.club_tie == "third" and self.num_players != 3:
             raise ValueError(
                 f"club_tie='third' needs num_players=3, got num_players={self.num_players}"
@@ -151,8 +150,7 @@ def make_rules(preset: str | None = None, rules: Rules | None = None, **flags: A
     Unknown presets raise ``ValueError``; unknown flags raise ``TypeError``.
     """
     check_flags(flags)
-    if rules is not None and not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules instance, got {type(rules).__name__}")
+    check_instance(rules, Rules, "rules")
     if preset is not None:
         if preset not in PRESETS:
             raise ValueError(f"unknown preset {preset!r}; known presets: {sorted(PRESETS)}")

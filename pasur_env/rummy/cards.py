@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from pasur_env.core.args import check_deck_sequence
 from pasur_env.core.cards import NUM_CARDS as NUM_ORDINARY
 from pasur_env.core.cards import card_code as ordinary_code
 from pasur_env.core.cards import card_str as ordinary_str
@@ -89,12 +90,10 @@ def parse_deck(deck: Sequence[str | int] | np.ndarray | str) -> np.ndarray:
     duplicates and what is missing), so a scripted test deck can never silently
     become another deal.
     """
-    if isinstance(deck, str):
-        deck = deck.replace(",", " ").split()
-    seq = list(np.asarray(deck).ravel()) if isinstance(deck, np.ndarray) else list(deck)
+    seq = check_deck_sequence(deck)
     if len(seq) != NUM_CARDS:
         raise ValueError(f"a Persian Rummy deck must have 56 cards (52 + 4 jokers), got {len(seq)}")
-    ids = [parse_card(c.item() if isinstance(c, np.generic) else c) for c in seq]
+    ids = [parse_card(c) for c in seq]
     counts = np.bincount(np.asarray(ids, dtype=np.int64), minlength=NUM_CARDS)
     if (counts != 1).any():
         dupes = [card_code(c) for c in np.flatnonzero(counts > 1)]

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from pasur_env.core.batch_engine import BaseStepInfo, BatchEngine, check_seed
+from pasur_env.core.args import check_dealer, check_game, check_seat, check_seed
+from pasur_env.core.batch_engine import BaseStepInfo, BatchEngine
 from pasur_env.core.rng import stream_base
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.actions import action_str
@@ -79,13 +80,8 @@ class RummyEngine(BatchEngine, kernels=K):
     # ---- starting games ---------------------------------------------------------------
     @staticmethod
     def _check_dealer(dealer: Any) -> int:
-        if dealer is None:
-            return 3
-        if isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not (
-            0 <= dealer < 4
-        ):
-            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
-        return int(dealer)
+        """The first deal's dealer: seat 3 by default (so seat 0 plays first)."""
+        return 3 if dealer is None else check_dealer(dealer, 4)
 
     def reset(self, seed: int | None = None, deck: Sequence[Any] | np.ndarray | None = None,
               dealer: int | None = None) -> None:
@@ -112,11 +108,13 @@ class RummyEngine(BatchEngine, kernels=K):
                    dealer: int | None = None) -> None:
         """Start a new game in one slot (``seed``: that game alone gets the stream of
         ``(seed, 0)``, so a one-game env reproduces game 0 of an engine of any size)."""
+        game = check_game(game, self.num_games)
+        seed = check_seed(seed)
         ids = None if deck is None else parse_deck(deck)
         dealer = self._check_dealer(dealer)
         row = self.state[game:game + 1]
         if seed is not None:
-            K.seed_streams(row, stream_base(check_seed(seed)), 0)
+            K.seed_streams(row, stream_base(seed), 0)
         row[0, K.START_DEALER] = dealer
         if ids is not None:
             row[0, K.DECK:K.DECK + K.NUM_CARDS] = ids
@@ -150,17 +148,23 @@ class RummyEngine(BatchEngine, kernels=K):
         return OBS_SIZE
 
     def hand(self, game: int, seat: int) -> list[int]:
-        return cards_of(self.state[game, K.HAND + seat])
+        """Cards in ``seat``'s hand, ascending."""
+        return cards_of(self.state[check_game(game, self.num_games),
+                                   K.HAND + check_seat(seat, 4)])
 
     def taken(self, game: int, seat: int) -> list[int]:
         """Cards ``seat`` took from the discard pile and still holds (public)."""
-        return cards_of(self.state[game, K.TAKEN + seat])
+        return cards_of(self.state[check_game(game, self.num_games),
+                                   K.TAKEN + check_seat(seat, 4)])
 
     def melds(self, game: int = 0) -> list[list[int]]:
+        """The melds on the table, each as its cards."""
+        game = check_game(game, self.num_games)
         return [cards_of(m) for m in self.state[game, K.MELD:K.MELD + self.state[game, K.NMELDS]]]
 
     def pile(self, game: int = 0) -> list[int]:
         """The discard pile, bottom first."""
+        game = check_game(game, self.num_games)
         return self.state[game, K.PILE:K.PILE + self.state[game, K.PILE_N]].tolist()
 
     @property

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from pasur_env.core.args import FlagTypeError, check_bool, check_instance, check_int
 from pasur_env.rummy.kernels import state as S
 
 __all__ = ["RummyRules", "make_rummy_rules"]
@@ -32,13 +33,9 @@ class RummyRules:
     last_discard_goes_out: bool = False
 
     def __post_init__(self) -> None:
-        if isinstance(self.deals, bool) or not isinstance(self.deals, (int, np.integer)):
-            raise ValueError(f"deals must be a positive int, got {self.deals!r}")
-        if self.deals < 1:
-            raise ValueError(f"deals must be >= 1, got {self.deals}")
+        check_int(self.deals, "deals", 1, type_error=FlagTypeError)
         for name in ("four_set_double", "last_discard_goes_out"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+            check_bool(getattr(self, name), name, type_error=FlagTypeError)
 
     @property
     def num_players(self) -> int:
@@ -69,6 +66,6 @@ def make_rummy_rules(rules: RummyRules | None = None, **flags: Any) -> RummyRule
     unknown = sorted(set(flags) - known)
     if unknown:
         raise TypeError(f"unknown Persian Rummy rule flag(s) {unknown}; known: {sorted(known)}")
-    base = asdict(rules) if rules is not None else {}
+    base = asdict(rules) if check_instance(rules, RummyRules, "rules") is not None else {}
     base.update(flags)
     return RummyRules(**base)
