@@ -316,4 +316,6 @@ class Engine(BatchEngine, kernels=K):
         (:func:`pasur_env.pasur.render.render_text`)."""
         from pasur_env.pasur.render import render_text
 
+        game = check_game(game, self.num_games)
+        viewer = None if viewer is None else check_seat(viewer, self.num_players, "viewer")
         return render_text(self, game, viewer)

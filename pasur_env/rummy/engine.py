@@ -181,4 +181,6 @@ class RummyEngine(BatchEngine, kernels=K):
         """Text picture of one game (``viewer`` hides the other hands)."""
         from pasur_env.rummy.render import render_text
 
+        game = check_game(game, self.num_games)
+        viewer = None if viewer is None else check_seat(viewer, self.num_players, "viewer")
         return render_text(self, game, viewer)
