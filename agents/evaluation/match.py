@@ -41,6 +41,7 @@ from agents.evaluation.progress import Progress
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
 from agents.registry import agent_label, build_agent
+from pasur_env.core.args import check_seed
 from pasur_env.core.loop import DecisionClock, play
 from pasur_env.core.policy import Policy
 from pasur_env.core.record import BatchRecorder, append_records, records_file
@@ -250,11 +251,11 @@ class Match:
 
 
 def _resolve_seed(seed: int | None) -> int:
-    if seed is None:
+    """The match seed after the one seed rule (None: fresh entropy, as a 32-bit int)."""
+    checked = check_seed(seed)
+    if checked is None:
         return int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-    return int(seed)
+    return checked
 
 
 def _check_counts(rounds: int, batch: int, games: int | None, mode: str) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from pasur_env.core.args import check_dealer, check_deck_sequence, check_seed
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, parse_cards
 from pasur_env.pasur.engine import Engine
@@ -84,9 +85,10 @@ def _parse_position(pos: Position, P: int, S: int) -> tuple[list[list[int]], lis
         raise ValueError(f"position needs {P} hands, got {len(pos.hands)}")
     if len(pos.piles) != S:
         raise ValueError(f"position needs {S} piles (one per side), got {len(pos.piles)}")
-    hands = [parse_cards(h) for h in pos.hands]
+    # hands (dealing order) and the stock (top first) are orders: sets are refused
+    hands = [parse_cards(check_deck_sequence(h)) for h in pos.hands]
     table = parse_cards(pos.table)
-    stock = parse_cards(pos.stock)
+    stock = parse_cards(check_deck_sequence(pos.stock))
     piles = [parse_cards(p) for p in pos.piles]
     allc = [c for h in hands for c in h] + table + stock + [c for p in piles for c in p]
     if sorted(allc) != list(range(52)):
@@ -104,8 +106,8 @@ def position_row(r: Rules, pos: Position) -> np.ndarray:
     """The state row of ``pos`` under rules ``r`` (``ValueError`` if it cannot occur)."""
     P, S = r.num_players, r.num_sides
     hands, table, stock, piles = _parse_position(pos, P, S)
-    if not 0 <= pos.dealer < P:
-        raise ValueError(f"dealer must be in 0..{P - 1}, got {pos.dealer}")
+    check_dealer(pos.dealer, P)
+    check_seed(pos.seed)
     n_stock = len(stock)
     deals, rem = divmod(48 - n_stock, 4 * P)
     if rem or deals < 1:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pasur_env.core.args import check_dealer, check_deck_sequence
 from pasur_env.rummy.cards import NUM_CARDS, card_code, parse_card, parse_deck
 
 __all__ = ["deck_for"]
@@ -19,10 +20,11 @@ def deck_for(hands: Sequence[Sequence[str | int] | str], up: str | int,
     """The 56 codes (top first) that deal ``hands[s]`` to seat ``s`` (7 cards each),
     turn up ``up`` and put ``stock`` on top of the stock (top first); the cards not
     named follow in id order. Raises ``ValueError`` for a card named twice."""
-    hs = [h.split() if isinstance(h, str) else list(h) for h in hands]
+    dealer = check_dealer(dealer, 4)
+    hs = [check_deck_sequence(h) for h in hands]
     if len(hs) != 4 or any(len(h) != 7 for h in hs):
         raise ValueError("deck_for needs 4 hands of 7 cards")
-    st = stock.split() if isinstance(stock, str) else list(stock)
+    st = check_deck_sequence(stock)
     order = [parse_card(hs[(dealer + 1 + k) % 4][k // 4]) for k in range(28)]
     order.append(parse_card(up))
     order += [parse_card(c) for c in st]
