@@ -132,25 +132,12 @@ class CardGameAEC(AECEnv):
         raise NotImplementedError
 
     # ---- episode ----------------------------------------------------------------------------
-    # the flags are properties so that whoever ends the game (PettingZoo's
-    # TerminateIllegalWrapper assigns them) also ends the cached observations' masks
-    @property
-    def terminations(self) -> dict[str, bool]:
-        return self._terminations
-
-    @terminations.setter
-    def terminations(self, value: dict[str, bool]) -> None:
-        self._terminations = value
+    def _deads_step_first(self) -> str:
+        """PettingZoo's hook after the flags were set from outside (TerminateIllegalWrapper
+        ends a game this way): the cached observations' masks end with the game. (A hook
+        rather than properties on the flags: ``step`` reads them on the hot path.)"""
         self._obs_cache = {}
-
-    @property
-    def truncations(self) -> dict[str, bool]:
-        return self._truncations
-
-    @truncations.setter
-    def truncations(self, value: dict[str, bool]) -> None:
-        self._truncations = value
-        self._obs_cache = {}
+        return super()._deads_step_first()
 
     def _refuse(self) -> None:
         raise needs_reset_error(str(self._needs_reset))
