@@ -8,6 +8,14 @@ checked ``step``, ``max_rounds`` truncation and the render modes. A game's ``raw
 (``pasur_v0``, ``persian_rummy_v0``) builds its engine from its options, encodes an
 observation (:meth:`CardGameAEC._observe_seat`), draws its table
 (:meth:`CardGameAEC._scene`), and keeps its docs page as its module docstring.
+
+The env never goes out of sync with its engine. ``reset`` checks its seed and options
+before it changes anything; ``step`` refuses a bad action (``TypeError`` /
+``ValueError``) or an illegal one before anything moves. If a step raises after the
+engine moved (a render or reward computation failing), the env is marked as needing
+``reset()``: every later ``step``, ``observe``, ``last`` and ``render`` raises
+``RuntimeError`` saying so until a ``reset`` succeeds (the same rule as the training
+envs of :mod:`pasur_env.core.learner_games`).
 """
 
 from __future__ import annotations
@@ -18,11 +26,47 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from pasur_env.core.options import check_render_mode, show_text
+from pasur_env.core.options import (
+    check_render_mode,
+    check_reset_options,
+    check_seed,
+    needs_reset_error,
+    show_text,
+)
 from pasur_env.core.rewards import round_infos, seat_rewards
 
-__all__ = ["CardGameAEC"]
+__all__ = ["CardGameAEC", "CheckedActionWrapper", "AEC_RESET_OPTIONS", "wrap_env"]
+
+#: reset options the AEC envs understand
+AEC_RESET_OPTIONS = ("deck", "dealer")
+
+
+def wrap_env(raw: AECEnv) -> AECEnv:
+    """A game's ``raw_env`` in the standard wrappers of its ``env()``.
+
+    An illegal action ends the game with -1 for the offender (TerminateIllegalWrapper);
+    a bad action (not an int, out of range) raises before that
+    (:class:`CheckedActionWrapper`, a real check where PettingZoo's
+    ``AssertOutOfBoundsWrapper`` asserts); the call order is enforced.
+    """
+    e: AECEnv = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    e = CheckedActionWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+class CheckedActionWrapper(BaseWrapper):
+    """Refuse an action that is no int in the action space, with ``TypeError`` /
+    ``ValueError`` in the env's words, before the wrappers inside index a mask with it
+    (asserts vanish under ``python -O``)."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):  # dead steps take None
+            action = self.env.unwrapped._as_action(agent, action)
+        super().step(action)
 
 
 class CardGameAEC(AECEnv):
@@ -67,6 +111,9 @@ class CardGameAEC(AECEnv):
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        #: why the env needs ``reset()`` (None: it is usable)
+        self._needs_reset: str | None = "reset() has not been called yet"
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -85,11 +132,27 @@ class CardGameAEC(AECEnv):
         raise NotImplementedError
 
     # ---- episode ----------------------------------------------------------------------------
+    def _deads_step_first(self) -> str:
+        """PettingZoo's hook after the flags were set from outside (TerminateIllegalWrapper
+        ends a game this way): the cached observations' masks end with the game. (A hook
+        rather than properties on the flags: ``step`` reads them on the hot path.)"""
+        self._obs_cache = {}
+        return super()._deads_step_first()
+
+    def _refuse(self) -> None:
+        raise needs_reset_error(str(self._needs_reset))
+
+    def _break(self, exc: BaseException, where: str) -> None:
+        """Mark the env as needing ``reset()`` after ``exc`` interrupted ``where``."""
+        self._needs_reset = f"{type(exc).__name__} ({exc}) interrupted {where}"
+        self._obs_cache = {}
+
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        options = dict(options or {})
-        unknown = set(options) - {"deck", "dealer"}
-        if unknown:  # gymnasium convention: other options are ignored (api_test sends some)
-            gymnasium.logger.warn(f"ignoring unknown reset option(s) {sorted(unknown)}")
+        """A new game; ``seed`` (int >= 0, numpy ints too) and ``options`` (``deck``,
+        ``dealer``) are checked before anything changes."""
+        seed = check_seed(seed)
+        options = check_reset_options(options, AEC_RESET_OPTIONS)
+        # the engine checks the deck and dealer before it changes anything
         self.engine.reset(seed=seed, deck=options.get("deck"), dealer=options.get("dealer"))
         if seed is not None:
             for i, a in enumerate(self.possible_agents):
@@ -102,13 +165,16 @@ class CardGameAEC(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self.rounds_played = 0
         self.last_step_info = None
-        self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
+        self._obs_cache = {}
         self.agent_selection = self.possible_agents[int(self.engine.current_player[0])]
+        self._needs_reset = None
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
+        if self._needs_reset is not None:
+            self._refuse()
         # the mask is the engine's legal actions for the agent to move, zeros for others
         live = (
             agent == self.agent_selection
@@ -121,15 +187,22 @@ class CardGameAEC(AECEnv):
         return out
 
     def _as_action(self, agent: str, action: Any) -> int:
+        """``action`` as an int of ``agent``'s action space: ``TypeError`` for anything
+        but an int (bools included), ``ValueError`` out of range."""
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(
                 action.dtype, np.integer):
-            return int(action.reshape(-1)[0])
+            action = action.reshape(-1)[0]
+        n = self.action_spaces[agent].n
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            n = self.action_spaces[agent].n
             raise TypeError(f"{agent}: action must be an int in 0..{n - 1}, got {action!r}")
-        return int(action)
+        a = int(action)
+        if not 0 <= a < n:
+            raise ValueError(f"{agent}: action must be in 0..{n - 1}, got {a}")
+        return a
 
     def step(self, action: Any) -> None:
+        if self._needs_reset is not None:
+            self._refuse()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -137,13 +210,24 @@ class CardGameAEC(AECEnv):
         action = self._as_action(agent, action)
         try:
             info = self.engine.step_single(action)
-        except ValueError:
+        except ValueError:  # the engine refuses an illegal action before it moves
             legal = self.engine.legal_actions(0)
             name = self.action_str
             raise ValueError(
                 f"illegal action {action} ({name(action)}) for {agent}; legal actions: "
                 f"{legal} ({', '.join(name(a) for a in legal)})"
             ) from None
+        except BaseException as exc:
+            self._break(exc, "step()")
+            raise
+        try:
+            self._book_step(agent, info)
+        except BaseException as exc:
+            self._break(exc, "step()")
+            raise
+
+    def _book_step(self, agent: str, info: Any) -> None:
+        """The bookkeeping of one engine step of ``agent``."""
         self.last_step_info = info
         self._cumulative_rewards[agent] = 0.0
         if self.infos[agent]:
@@ -183,6 +267,8 @@ class CardGameAEC(AECEnv):
         return to_svg(self._scene(self._viewer()))
 
     def render(self) -> str | np.ndarray | None:
+        if self._needs_reset is not None:
+            self._refuse()
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
             return None

@@ -14,6 +14,15 @@ says only what is that game's: how its engine deals a game
 (:meth:`LearnerGames._deal`), who plays the other seats
 (:meth:`LearnerGames._seat_players`), the side of each seat (for the rewards of
 :mod:`pasur_env.core.rewards`) and the names of its actions.
+
+The one rule when something fails (both games, the single-agent and the vector env):
+bad input (an illegal learner action, a bad seed or reset option) raises before
+anything changes; an exception after the games started to move (a policy raising
+inside the play loop, a reward or render failing) marks the games as needing
+``reset()`` (:attr:`LearnerGames.needs_reset`), and every later call of the envs
+raises ``RuntimeError`` saying so until a reset of every game succeeds. Restoring
+the state instead would need the policies' own state too (their generators, a
+self-play pool's records), which the env does not own.
 """
 
 from __future__ import annotations
@@ -21,12 +30,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import gymnasium
 import numpy as np
 from gymnasium.utils import seeding
 
 from pasur_env.core.loop import play
-from pasur_env.core.options import check_learner_seat
+from pasur_env.core.options import (
+    check_learner_seat,
+    check_reset_options,
+    check_seed,
+    needs_reset_error,
+)
 from pasur_env.core.policy import Policy
 from pasur_env.core.rewards import round_infos, seat_rewards
 
@@ -52,8 +65,6 @@ class LearnerGames:
 
     #: the game's action names, for the message of an illegal learner action
     action_str: Callable[[int], str] = staticmethod(str)
-    #: unknown reset options raise ``ValueError`` (else: a warning, Gymnasium's convention)
-    strict_reset_options = False
     #: a game truncated by ``max_rounds`` stops at once (else the other seats play on to
     #: the learner's next decision, whose view is then the terminal observation)
     stop_at_truncation = True
@@ -90,6 +101,8 @@ class LearnerGames:
         self._all = np.arange(B, dtype=np.int64)
         self._masks: np.ndarray | None = None  # learner masks of the current state
         self._live = np.ones(B, dtype=np.bool_)  # games the play loop may still move
+        #: why the games need ``reset()`` (None: they are usable); see the module doc
+        self.needs_reset: str | None = None
 
     # ---- what each game says ------------------------------------------------------------------
     def _deal(
@@ -131,9 +144,21 @@ class LearnerGames:
         if games.size == 0:
             return
         n = len(games)
-        seeds = list(seeds) if seeds is not None else [None] * n
-        options = [dict(o or {}) for o in options] if options is not None else [{}] * n
-        seats = [self._check_reset_options(opts) for opts in options]
+        seeds = [check_seed(s) for s in seeds] if seeds is not None else [None] * n
+        options = [self.check_reset_options(o) for o in options] if options is not None \
+            else [{}] * n
+        seats = [self._learner_seat_of(opts) for opts in options]
+        try:
+            self._start(games, seeds, options, seats)
+        except BaseException as exc:
+            self.mark_broken(exc, "a reset")
+            raise
+        if np.unique(games).size == self.num_games:
+            self.needs_reset = None
+
+    def _start(self, games: np.ndarray, seeds: list[int | None],
+               options: list[dict[str, Any]], seats: list[int | str]) -> None:
+        """:meth:`reset_games` after its arguments were checked."""
         self._deal(games, seeds, options)
         for k, g in enumerate(games.tolist()):
             if seeds[k] is not None:
@@ -152,16 +177,26 @@ class LearnerGames:
         self.round_ended[games] = False
         self.advance()
 
-    def _check_reset_options(self, opts: dict[str, Any]) -> int | str:
-        """The learner seat of one game's reset options (unknown options warn or raise)."""
-        unknown = set(opts) - set(RESET_OPTIONS)
-        if unknown and self.strict_reset_options:
-            raise ValueError(
-                f"unknown reset option(s) {sorted(unknown)}; known: {', '.join(RESET_OPTIONS)}"
-            )
-        if unknown:
-            gymnasium.logger.warn(f"ignoring unknown reset option(s) {sorted(unknown)}")
+    def check_reset_options(self, options: Any) -> dict[str, Any]:
+        """One game's reset options as a new dict; unknown options or a bad learner seat
+        raise (before anything changes)."""
+        opts = check_reset_options(options, RESET_OPTIONS)
+        self._learner_seat_of(opts)
+        return opts
+
+    def _learner_seat_of(self, opts: dict[str, Any]) -> int | str:
         return check_learner_seat(opts.get("learner_seat", self.learner_seat), self.num_players)
+
+    # ---- the rule when something fails -----------------------------------------------------
+    def mark_broken(self, exc: BaseException, where: str) -> None:
+        """Mark the games as needing ``reset()``: ``exc`` interrupted ``where``."""
+        self.needs_reset = f"{type(exc).__name__} ({exc}) interrupted {where}"
+        self._masks = None
+
+    def check_usable(self) -> None:
+        """Raise ``RuntimeError`` if a failure left the games needing ``reset()``."""
+        if self.needs_reset is not None:
+            raise needs_reset_error(self.needs_reset)
 
     @property
     def done(self) -> np.ndarray:
@@ -174,6 +209,7 @@ class LearnerGames:
         Cached until the games change: do not modify the returned array.
         """
         if self._masks is None:
+            self.check_usable()
             m = self.engine.legal_mask()
             m[self.done] = False
             self._masks = m
@@ -198,11 +234,21 @@ class LearnerGames:
     def learner_step(self, actions: np.ndarray) -> None:
         """Apply the learners' actions in every game that has not ended (actions of
         ended games are ignored), then let the other seats move until each game waits
-        for its learner again. Raises ValueError for an illegal action (nothing moves)."""
+        for its learner again. Raises ValueError for an illegal action (nothing moves); an
+        exception after that marks the games as needing ``reset()``."""
+        self.check_usable()
         actions = np.asarray(actions, dtype=np.int64).reshape(-1)
         live = ~self.done
         games = self._all if live.all() else np.flatnonzero(live)
         self.check_learner_actions(actions[games], self.learner_masks()[games])
+        try:
+            self._move(actions, games)
+        except BaseException as exc:
+            self.mark_broken(exc, "a step")
+            raise
+
+    def _move(self, actions: np.ndarray, games: np.ndarray) -> None:
+        """:meth:`learner_step` after the actions were checked."""
         self.round_ended[:] = False
         self._masks = None
         if games.shape[0] == self.num_games:
@@ -246,6 +292,7 @@ class LearnerGames:
     # ---- reading ---------------------------------------------------------------------------
     def observe(self, games: np.ndarray | None = None) -> np.ndarray:
         """The learners' observations of ``games`` (default all): (n, N) float32."""
+        self.check_usable()
         games = self._all if games is None else games
         return self.engine.observe(games, self.seat[games])
 

@@ -9,9 +9,18 @@ their one validation.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from pasur_env.core.batch_engine import check_seed
+
+__all__ = [
+    "AEC_DEFAULTS", "TRAINING_DEFAULTS", "check_seed", "check_reset_options", "check_modes",
+    "check_max_rounds", "check_illegal_action", "check_num_envs", "check_learner_seat",
+    "check_render_mode", "show_text", "needs_reset_error",
+]
 
 REWARD_MODES = ("win", "points", "diff")
 EPISODE_MODES = ("game", "round")
@@ -29,6 +38,33 @@ def check_modes(reward: str, episode: str) -> None:
         raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
 
 
+#: the option PettingZoo's ``api_test`` sends to see that ``reset`` takes ``options``:
+#: ignored, so the conformance test runs; every other unknown option is an error
+API_TEST_PROBE = "options"
+
+
+def check_reset_options(options: Any, known: Sequence[str]) -> dict[str, Any]:
+    """``reset``'s ``options`` as a new dict, checked before the env changes anything.
+
+    ``None`` is no options; anything but a mapping raises ``TypeError``, an option not
+    in ``known`` ``ValueError`` naming it and the known ones (a typo such as ``dek``
+    would otherwise silently deal a shuffled deck).
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset options must be a dict or None, got {type(options).__name__}")
+    unknown = sorted(str(k) for k in options if k not in known and k != API_TEST_PROBE)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; known: {', '.join(known)}")
+    return {k: v for k, v in options.items() if k != API_TEST_PROBE}
+
+
+def needs_reset_error(why: str) -> RuntimeError:
+    """The error of every call to an env that a failed step or reset left half-done."""
+    return RuntimeError(f"the env needs reset(): {why}; its state is no longer consistent")
+
+
 def check_max_rounds(max_rounds: Any) -> int | None:
     """``max_rounds`` (a positive int, or None for no limit); anything else raises."""
     if max_rounds is not None and (
@@ -37,7 +73,7 @@ def check_max_rounds(max_rounds: Any) -> int | None:
         or max_rounds < 1
     ):
         raise ValueError(f"max_rounds must be a positive int or None, got {max_rounds!r}")
-    return max_rounds
+    return None if max_rounds is None else int(max_rounds)
 
 
 def check_illegal_action(illegal_action: Any) -> str:

@@ -5,7 +5,13 @@
 the ``illegal_action`` option), the masks for sb3-contrib's ``MaskablePPO``, the
 legal-action ``action_space`` and the text render, written once. A game's env class
 (``PasurSingleAgentEnv``, ``PersianRummySingleAgentEnv``) builds its learner games
-from its options, says its observation space and keeps its docs and pictures.
+from its options, says its observation space and keeps its docs and its table drawing.
+
+When something fails the rule is :mod:`pasur_env.core.learner_games`'s: bad input
+raises before anything changes; an exception once the game moved (an opponent or
+partner policy, a reward, a render raising inside ``step`` or ``reset``) leaves the
+env needing ``reset()``: ``step``, ``action_masks`` and ``render`` raise
+``RuntimeError`` saying so until a reset succeeds.
 """
 
 from __future__ import annotations
@@ -16,7 +22,12 @@ import gymnasium
 import numpy as np
 
 from pasur_env.core.learner_games import LearnerGames
-from pasur_env.core.options import check_illegal_action, check_render_mode, show_text
+from pasur_env.core.options import (
+    check_illegal_action,
+    check_render_mode,
+    check_seed,
+    show_text,
+)
 from pasur_env.core.spaces import LegalActionSpace
 
 __all__ = ["LearnerEnv"]
@@ -57,29 +68,38 @@ class LearnerEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """A new episode; ``seed`` also reseeds the other seats' policies and
-        ``action_space``; ``options`` may hold ``deck``, ``dealer``, ``learner_seat``."""
+        """A new episode; ``seed`` (int >= 0, numpy ints too) also reseeds the other
+        seats' policies and ``action_space``; ``options`` may hold ``deck``, ``dealer``,
+        ``learner_seat``. Both are checked before anything changes."""
+        seed = check_seed(seed)
+        options = self.games.check_reset_options(options)
         super().reset(seed=seed)
-        if seed is not None:
-            self.games.reset_players(seed)
-            self.action_space.seed(seed)
-        self.games.reset_games(np.zeros(1, dtype=np.int64), [seed], [options])
-        self._started = True
-        obs = self.games.observe()[0]
-        if self.render_mode == "human":
-            self.render()
+        try:
+            if seed is not None:
+                self.games.reset_players(seed)
+                self.action_space.seed(seed)
+            self.games.reset_games(np.zeros(1, dtype=np.int64), [seed], [options])
+            self._started = True
+            obs = self.games.observe()[0]
+            if self.render_mode == "human":
+                self.render()
+        except BaseException as exc:
+            self.games.mark_broken(exc, "reset()")
+            raise
         return obs, self.games.reset_info(0)
 
     def action_masks(self) -> np.ndarray:
         """(A,) bool legal actions of the learner (all False once the episode ended)."""
         if not self._started:
             raise RuntimeError("call reset() before action_masks()")
+        self.games.check_usable()
         return self.games.learner_masks()[0].copy()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         g = self.games
+        g.check_usable()
         if g.done[0]:
             raise RuntimeError("the episode has ended: call reset()")
         n = int(self.action_space.n)
@@ -87,31 +107,50 @@ class LearnerEnv(gymnasium.Env):
             action = action.reshape(-1)[0]
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise TypeError(f"action must be an int in 0..{n - 1}, got {action!r}")
-        acts = np.array([int(action)], dtype=np.int64)
-        masks = g.learner_masks()
+        a = int(action)
         info: dict[str, Any] = {}
+        if not -2**63 <= a < 2**63:  # beyond int64: out of range, whatever the engine says
+            if self.illegal_action == "raise":
+                raise ValueError(f"illegal action {a} for the learner: actions are 0..{n - 1}")
+            info["illegal_action"], a = a, -1
+        acts = np.array([a], dtype=np.int64)
+        masks = g.learner_masks()
         if self.illegal_action == "random" and not (0 <= acts[0] < n and masks[0, acts[0]]):
-            info["illegal_action"] = int(acts[0])
+            info.setdefault("illegal_action", int(acts[0]))
             acts[0] = int(self.np_random.choice(np.flatnonzero(masks[0])))
-        g.learner_step(acts)
-        reward = float(g.pop_rewards()[0])
-        info.update(g.round_info(0))
-        obs = g.observe()[0]
-        if self.render_mode == "human":
-            self.render()
+        g.learner_step(acts)  # marks the games as needing reset() if it fails half-way
+        try:
+            reward = float(g.pop_rewards()[0])
+            info.update(g.round_info(0))
+            obs = g.observe()[0]
+            if self.render_mode == "human":
+                self.render()
+        except BaseException as exc:
+            g.mark_broken(exc, "step()")
+            raise
         return obs, reward, bool(g.terminated[0]), bool(g.truncated[0]), info
 
-    def _picture(self, seat: int) -> np.ndarray:
-        """The table seen from ``seat`` as an RGB array (games with ``rgb_array``)."""
+    def _scene(self, viewer: int) -> Any:
+        """The table seen from ``viewer``, as a drawing of :mod:`pasur_env.core.drawing`."""
         raise NotImplementedError
 
+    def svg(self) -> str:
+        """The table from the learner's seat as an SVG picture."""
+        from pasur_env.core.drawing import to_svg
+
+        self.games.check_usable()
+        return to_svg(self._scene(self.learner_seat))
+
     def render(self) -> str | np.ndarray | None:
+        self.games.check_usable()
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=")
             return None
         seat = self.learner_seat
-        if self.render_mode == "rgb_array":
-            return self._picture(seat)
+        if self.render_mode == "rgb_array":  # the same drawing as svg(), as pixels
+            from pasur_env.core.drawing import to_rgb
+
+            return to_rgb(self._scene(seat))
         text = f"view of player_{seat} (learner)\n" + self.engine.render(0, viewer=seat)
         if self.games.done[0]:
             text += "\nepisode over"

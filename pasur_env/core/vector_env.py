@@ -9,6 +9,12 @@ episode ended reports ``done=True`` with ``infos[i]["terminal_observation"]`` (a
 ``seed(s)`` seeds game ``i`` with ``s + i`` at the next :meth:`reset`. Written once
 here; a game's vector env (``PasurVecEnv``, ``PersianRummyVecEnv``) builds its learner
 games from its options and says its observation space. Needs stable-baselines3.
+
+When something fails the rule is :mod:`pasur_env.core.learner_games`'s: bad actions,
+seeds or reset options raise before anything changes; an exception once the games
+moved (a policy, a reward raising inside ``step_wait`` or ``reset``) leaves the env
+needing ``reset()``: ``step`` and ``action_masks`` raise ``RuntimeError`` saying so
+until a ``reset()`` succeeds.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from stable_baselines3.common.vec_env.base_vec_env import (
 )
 
 from pasur_env.core.learner_games import LearnerGames
+from pasur_env.core.options import check_seed
 
 __all__ = ["LearnerVecEnv"]
 
@@ -58,11 +65,16 @@ class LearnerVecEnv(VecEnv):
 
     # ---- episodes ----------------------------------------------------------------------------
     def _reset_all(self, clear: bool) -> np.ndarray:
-        seeds = list(self._seeds)
-        if any(s is not None for s in seeds):
-            self.games.reset_players(next(s for s in seeds if s is not None))
         g = self.games
-        g.reset_games(g._all, seeds, self._options)
+        seeds = [check_seed(s) for s in self._seeds]  # checked before anything changes
+        options = [g.check_reset_options(o) for o in self._options]
+        if any(s is not None for s in seeds):
+            try:
+                g.reset_players(next(s for s in seeds if s is not None))
+            except BaseException as exc:
+                g.mark_broken(exc, "reset()")
+                raise
+        g.reset_games(g._all, seeds, options)
         if clear:
             self._reset_seeds()
             self._reset_options()
@@ -87,11 +99,23 @@ class LearnerVecEnv(VecEnv):
                 acts = acts.astype(np.int64)
             else:
                 raise TypeError(f"actions must be integers, got dtype {acts.dtype}")
+        if acts.dtype.kind == "u" and acts.size and acts.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"actions must be in 0..{self.action_space.n - 1}, "
+                             f"got {int(acts.max())}")
         acts = acts.reshape(-1).astype(np.int64, copy=False)
         if acts.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {acts.shape}")
         g = self.games
-        g.learner_step(acts)
+        g.learner_step(acts)  # marks the games as needing reset() if it fails half-way
+        try:
+            return self._step_results()
+        except BaseException as exc:
+            g.mark_broken(exc, "step()")
+            raise
+
+    def _step_results(self) -> VecEnvStepReturn:
+        """What :meth:`step_wait` returns, ended games restarted."""
+        g = self.games
         obs = g.observe()
         rewards = g.pop_rewards()
         dones = g.done.copy()
@@ -113,6 +137,7 @@ class LearnerVecEnv(VecEnv):
     # ---- masks ---------------------------------------------------------------------------------
     def action_masks(self) -> np.ndarray:
         """(num_envs, A) bool legal actions of the learner in every game."""
+        self.games.check_usable()
         return self.games.learner_masks().copy()
 
     # ---- VecEnv plumbing ---------------------------------------------------------------------
@@ -123,9 +148,10 @@ class LearnerVecEnv(VecEnv):
     def _indices(self, indices: VecEnvIndices) -> list[int]:
         if indices is None:
             return list(range(self.num_envs))
-        if isinstance(indices, (int, np.integer)):
+        if isinstance(indices, (int, np.integer)) and not isinstance(indices, bool):
             return [int(indices)]
-        assert isinstance(indices, Iterable)
+        if not isinstance(indices, Iterable) or isinstance(indices, (str, bytes)):
+            raise TypeError(f"indices must be None, an int or ints, got {indices!r}")
         return [int(i) for i in indices]
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
@@ -156,6 +182,7 @@ class LearnerVecEnv(VecEnv):
             masks = self.games.learner_masks()
             return [masks[i] for i in idx]
         if method_name == "render":
+            self.games.check_usable()
             eng = self.games.engine
             return [eng.render(i, viewer=int(self.games.seat[i])) for i in idx]
         result = getattr(self, method_name)(*method_args, **method_kwargs)

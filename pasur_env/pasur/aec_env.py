@@ -73,6 +73,9 @@ each seat's side's points that round) and `scores` (game score per seat after it
 strictly more than every other side (ties play on); `episode="round"`: after one
 round. `max_rounds` truncates. `reset(seed, options={"deck": [52 codes, top first],
 "dealer": d})` fixes the first deck and dealer; the same seed gives the same game.
+Another option, or a seed that is no int >= 0, raises before anything changes; if a
+step raises once the game moved (a `human` render), every later call raises
+`RuntimeError` until `reset()` (`docs/environment.md`, "When something fails").
 
 ### Version History
 
@@ -89,9 +92,8 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from pasur_env.core.aec_env import CardGameAEC
+from pasur_env.core.aec_env import CardGameAEC, wrap_env
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.drawing import table_scene
 from pasur_env.pasur.engine import Engine, action_str
@@ -101,16 +103,14 @@ from pasur_env.pasur.rewards import seat_sides
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Pasur AEC env in PettingZoo's standard wrappers.
+    """The Pasur AEC env in PettingZoo's standard wrappers
+    (:func:`pasur_env.core.aec_env.wrap_env`).
 
     An illegal action ends the game with -1 for the offender (TerminateIllegalWrapper),
-    out-of-range actions are asserted, and the call order is enforced.
+    an action that is no int in ``0..103`` raises ``TypeError`` / ``ValueError``, and
+    the call order is enforced.
     """
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return wrap_env(raw_env(**kwargs))
 
 
 class raw_env(CardGameAEC, EzPickle):

@@ -3,7 +3,7 @@
 :class:`PasurSingleAgentEnv` is :class:`~pasur_env.pasur.learner_games.LearnerGames` with one
 game (the vector env has B of them), behind the Gymnasium API of
 :class:`pasur_env.core.single_agent.LearnerEnv`; this file keeps Pasur's options,
-observation size, docs and pictures.
+observation size, docs and table drawing.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pasur_env.core.options import TRAINING_DEFAULTS
 from pasur_env.core.policy import RandomPolicy, as_opponents
 from pasur_env.core.single_agent import LearnerEnv
 from pasur_env.pasur import kernels as K
-from pasur_env.pasur.drawing import table_scene, to_rgb, to_svg
+from pasur_env.pasur.drawing import table_scene
 from pasur_env.pasur.learner_games import LearnerGames
 from pasur_env.pasur.observation import observation_size
 from pasur_env.pasur.options import env_options
@@ -103,6 +103,13 @@ class PasurSingleAgentEnv(LearnerEnv, EzPickle):
 
     For a 4-player game the learner's partner is played by the opponent agent.
 
+    ## When something fails
+
+    Bad input (an action, seed or reset option) raises before anything changes; if the
+    opponent, a reward or a render raises inside ``step`` or ``reset``, the env needs
+    ``reset()`` and says so (``RuntimeError``) at every call until then
+    (:mod:`pasur_env.core.learner_games`).
+
     ## Version History
 
     * v0: initial release (pasur_env 0.1.0). pasur_env 0.2.0: ``opponent`` takes policy
@@ -152,9 +159,5 @@ class PasurSingleAgentEnv(LearnerEnv, EzPickle):
     def opponent_name(self) -> str:
         return self.games.entry_name[0]
 
-    def svg(self) -> str:
-        """The table from the learner's seat as an SVG picture."""
-        return to_svg(table_scene(self.engine, 0, viewer=self.learner_seat))
-
-    def _picture(self, seat: int) -> np.ndarray:
-        return to_rgb(table_scene(self.engine, 0, viewer=seat))
+    def _scene(self, viewer: int) -> Any:
+        return table_scene(self.engine, 0, viewer=viewer)

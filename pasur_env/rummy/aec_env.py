@@ -72,6 +72,9 @@ each seat's team's points that round) and `scores` (each seat's team's game tota
 `episode="game"`: after `deals` deals; `episode="round"`: after one deal.
 `reset(seed, options={"deck": [56 codes, top first], "dealer": d})` fixes the first
 deal (default dealer seat 3, so player_0 starts); the same seed gives the same game.
+Another option, or a seed that is no int >= 0, raises before anything changes; if a
+step raises once the game moved (a `human` render), every later call raises
+`RuntimeError` until `reset()` (`docs/environment.md`, "When something fails").
 
 ### Version History
 
@@ -85,9 +88,8 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
-from pasur_env.core.aec_env import CardGameAEC
+from pasur_env.core.aec_env import CardGameAEC, wrap_env
 from pasur_env.core.options import check_max_rounds, check_modes
 from pasur_env.rummy import RummyEngine, action_str
 from pasur_env.rummy.kernels import state as S
@@ -99,10 +101,7 @@ __all__ = ["env", "raw_env"]
 
 def env(**kwargs: Any) -> AECEnv:
     """The Persian Rummy AEC env in PettingZoo's standard wrappers (as ``pasur_v0``)."""
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    return wrap_env(raw_env(**kwargs))
 
 
 class raw_env(CardGameAEC, EzPickle):

@@ -34,7 +34,6 @@ class RummyLearnerGames(core.LearnerGames):
     """
 
     action_str = staticmethod(action_str)
-    strict_reset_options = True
 
     def __init__(self, n: int, rules: RummyRules, episode: str, reward: str,
                  max_rounds: int | None, learner_seat: int | str, opponent: Policy,

@@ -3,7 +3,7 @@
 :class:`PersianRummySingleAgentEnv` is :class:`RummyLearnerGames` with one game behind
 the Gymnasium API of :class:`pasur_env.core.single_agent.LearnerEnv`, ready for
 sb3-contrib's ``MaskablePPO`` (:meth:`action_masks`); this file keeps Persian Rummy's
-options, observation size and docs.
+options, observation size, docs and table drawing.
 """
 
 from __future__ import annotations
@@ -51,16 +51,24 @@ class PersianRummySingleAgentEnv(LearnerEnv, EzPickle):
     round end), ``points`` or ``win`` (+1/-1/0 at the episode end). ``episode="round"``
     (default) or ``"game"`` (two deals); ``max_rounds`` truncates. ``info`` holds
     ``round_points`` and ``scores`` at a step where a round ended. ``reset(seed,
-    options={"deck", "dealer", "learner_seat"})``.
+    options={"deck", "dealer", "learner_seat"})``; ``learner_seat="random"`` draws the
+    seat per episode (seeded). ``render_mode`` is ``"ansi"``, ``"human"`` or
+    ``"rgb_array"`` (the table from the learner's seat; :meth:`svg` gives it as SVG).
+
+    ## When something fails
+
+    Bad input raises before anything changes; if a partner, opponent, reward or render
+    raises inside ``step`` or ``reset``, the env needs ``reset()`` and says so
+    (``RuntimeError``) at every call until then (:mod:`pasur_env.core.learner_games`).
 
     ## Version History
 
     * v0: initial release.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
-    def __init__(self, opponent: Any = None, partner: Any = None, learner_seat: int = 0,
+    def __init__(self, opponent: Any = None, partner: Any = None, learner_seat: int | str = 0,
                  episode: str = "round", reward: str = "diff", max_rounds: int | None = None,
                  illegal_action: str = "raise", render_mode: str | None = None,
                  **rule_flags: Any) -> None:
@@ -75,3 +83,8 @@ class PersianRummySingleAgentEnv(LearnerEnv, EzPickle):
                                   self.partner, parallel=False)
         obs_space = spaces.Box(-1.0, 1.0, (OBS_SIZE,), np.float32)
         self._attach(games, obs_space, S.NUM_ACTIONS, illegal_action, render_mode)
+
+    def _scene(self, viewer: int) -> Any:
+        from pasur_env.rummy.drawing import rummy_table_scene
+
+        return rummy_table_scene(self.engine, 0, viewer)

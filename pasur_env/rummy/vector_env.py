@@ -39,7 +39,7 @@ class PersianRummyVecEnv(LearnerVecEnv):
     """
 
     def __init__(self, num_envs: int = 16, opponent: Any = None, partner: Any = None,
-                 learner_seat: int = 0, episode: str = "round", reward: str = "diff",
+                 learner_seat: int | str = 0, episode: str = "round", reward: str = "diff",
                  max_rounds: int | None = None, seed: int | None = None,
                  parallel: bool | None = None, **rule_flags: Any) -> None:
         num_envs = check_num_envs(num_envs)
