@@ -81,12 +81,19 @@ class LearnerVecEnv(VecEnv):
         self.reset_infos = [g.reset_info(i) for i in range(self.num_envs)]
         return g.observe()
 
+    def seed(self, seed: int | None = None) -> list[int | None]:
+        """SB3's ``seed`` (game ``i`` gets ``seed + i`` at the next :meth:`reset`) after
+        the project's seed check: a bool, float or negative seed raises here, at once."""
+        return super().seed(check_seed(seed))
+
     def reset(self) -> VecEnvObs:
         """Start a new episode in every game (applying seeds/options set since)."""
         self._actions = None
         return self._reset_all(clear=True)
 
     def step_async(self, actions: np.ndarray) -> None:
+        if actions is None:  # else step_wait would say that step_async was not called
+            raise TypeError("actions must be an integer array, got None")
         self._actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:
