@@ -27,7 +27,8 @@ __all__ = [
     "INT64_MAX", "INT64_MIN", "FlagTypeError", "is_int", "check_int", "check_bool",
     "check_optional_bool",
     "check_seed", "check_game", "check_seat", "check_dealer", "check_instance",
-    "check_deck_sequence", "game_indices", "action_array", "take_indices",
+    "check_deck_sequence", "game_indices", "action_array", "take_indices", "read_indices",
+    "seat_array",
 ]
 
 #: the largest value an int64 state column (or rule parameter) holds
@@ -176,6 +177,34 @@ def game_indices(games: Any, all_games: np.ndarray) -> np.ndarray:
     if idx.size and (idx[0] < 0 or idx[-1] >= n or (np.diff(idx) <= 0).any()):
         raise ValueError(f"games must be ascending distinct indices in 0..{n - 1}")
     return idx
+
+
+def read_indices(games: Any, all_games: np.ndarray) -> np.ndarray:
+    """Games to read (observations): None is ``all_games``; else integers in range, in any
+    order, repeats allowed, as int64. The compiled readers index the state without bounds
+    checks, so an index out of range would read (or crash on) memory outside it."""
+    if games is None:
+        return all_games
+    n = all_games.shape[0]
+    arr = np.asarray(games)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise TypeError(f"games must be integer game indices, got dtype {arr.dtype}")
+    idx = np.ascontiguousarray(arr, dtype=np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= n or (arr.dtype.kind == "u"
+                                                          and arr.max() > INT64_MAX)):
+        raise ValueError(f"games must be indices in 0..{n - 1}, got {games!r}")
+    return idx
+
+
+def seat_array(seats: Any, num_players: int) -> Any:
+    """Observer seats (one or an array), unchanged, after the checks: integers in
+    ``0..num_players - 1`` (the readers take them as column offsets, unchecked)."""
+    arr = np.asarray(seats)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise TypeError(f"seats must be integer seats, got {seats!r}")
+    if arr.size and (arr.min() < 0 or arr.max() > num_players - 1):
+        raise ValueError(f"observer seats must be in 0..{num_players - 1}, got {seats!r}")
+    return seats
 
 
 def _action_range_error(acts: np.ndarray, num_actions: int | None) -> ValueError:

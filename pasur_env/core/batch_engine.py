@@ -38,6 +38,8 @@ from pasur_env.core.args import (
     check_seed,
     game_indices,
     is_int,
+    read_indices,
+    seat_array,
     take_indices,
 )
 from pasur_env.core.compile import PARALLEL_MIN_BATCH, BatchKernel
@@ -207,6 +209,11 @@ class BatchEngine(ABC):
         ``dealer`` fix the first deal)."""
 
     @abstractmethod
+    def check_deal(self, deck: Any = None, dealer: Any = None) -> None:
+        """Raise what :meth:`reset` would raise for ``deck`` and ``dealer``, changing
+        nothing (callers that deal later, such as the training envs, check first)."""
+
+    @abstractmethod
     def _reset_where(self, which: np.ndarray) -> None:
         """Start a new shuffled game in the slots where the (B,) bool ``which`` is true."""
 
@@ -215,6 +222,12 @@ class BatchEngine(ABC):
                 out: np.ndarray | None = None) -> np.ndarray:
         """Observations of ``seats`` in ``games`` (defaults: every game, its mover):
         float32 (n, :attr:`obs_size`)."""
+
+    def _observe_args(self, games: Any, seats: Any) -> tuple[np.ndarray, Any]:
+        """:meth:`observe`'s ``games`` as int64 indices (None: every game) and its
+        ``seats``, checked: the compiled encoders read the state unchecked."""
+        games = read_indices(games, self._all)
+        return games, None if seats is None else seat_array(seats, self.num_players)
 
     @property
     @abstractmethod

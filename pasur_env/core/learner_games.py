@@ -178,10 +178,13 @@ class LearnerGames:
         self.advance()
 
     def check_reset_options(self, options: Any) -> dict[str, Any]:
-        """One game's reset options as a new dict; unknown options or a bad learner seat
-        raise (before anything changes)."""
+        """One game's reset options as a new dict; unknown options, a bad learner seat,
+        deck or dealer raise (before anything changes)."""
         opts = check_reset_options(options, RESET_OPTIONS)
         self._learner_seat_of(opts)
+        if opts.get("deck") is not None or opts.get("dealer") is not None:
+            # every game is dealt as a one-game engine deals: check the deal as it would
+            self.engine.take([0]).check_deal(opts.get("deck"), opts.get("dealer"))
         return opts
 
     def _learner_seat_of(self, opts: dict[str, Any]) -> int | str:

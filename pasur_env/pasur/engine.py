@@ -157,6 +157,10 @@ class Engine(BatchEngine, kernels=K):
             return np.stack([parse_deck(list(r)) for r in arr])
         return parse_deck(deck)[None, :]
 
+    def check_deal(self, deck: Any = None, dealer: Any = None) -> None:
+        self._dealers(dealer)
+        self._decks(deck)
+
     def reset(
         self,
         seed: int | None = None,
@@ -208,6 +212,7 @@ class Engine(BatchEngine, kernels=K):
         float32 (n, N), the encoder of :mod:`pasur_env.pasur.observation`."""
         from pasur_env.pasur.observation import encode  # the encoder reads this engine
 
+        games, seats = self._observe_args(games, seats)
         return encode(self, games, seats, out)
 
     @property

@@ -83,6 +83,11 @@ class RummyEngine(BatchEngine, kernels=K):
         """The first deal's dealer: seat 3 by default (so seat 0 plays first)."""
         return 3 if dealer is None else check_dealer(dealer, 4)
 
+    def check_deal(self, deck: Any = None, dealer: Any = None) -> None:
+        self._check_dealer(dealer)
+        if deck is not None:
+            parse_deck(deck)
+
     def reset(self, seed: int | None = None, deck: Sequence[Any] | np.ndarray | None = None,
               dealer: int | None = None) -> None:
         """Start a new game in every slot.
@@ -131,7 +136,7 @@ class RummyEngine(BatchEngine, kernels=K):
         float32 (n, 685), the encoder of :mod:`pasur_env.rummy.observation`."""
         from pasur_env.rummy.observation import OBS_SIZE, observe_batch
 
-        games = self._all if games is None else np.asarray(games, dtype=np.int64).reshape(-1)
+        games, seats = self._observe_args(games, seats)
         if seats is None:
             seats = self.state[games, K.MOVER]
         seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), games.shape)
