@@ -141,7 +141,8 @@ def test_vector_env_opponent_raising_needs_reset(game):
     env.reset()
     first = lambda m: m.argmax(axis=1)  # noqa: E731
     _raise_in_step(lambda m: env.step(first(m)), env.action_masks, pol)
-    for call in (env.action_masks, lambda: env.step(np.zeros(3, dtype=np.int64))):
+    for call in (env.action_masks, lambda: env.step(np.zeros(3, dtype=np.int64)),
+                 lambda: env.env_method("action_masks")):  # SB3's masked algorithms ask this way
         with pytest.raises(RuntimeError, match=r"reset\(\)"):
             call()
     pol.armed = False

@@ -186,7 +186,7 @@ class LearnerVecEnv(VecEnv):
         """``action_masks`` and ``render`` per game; other methods are called once and shared."""
         idx = self._indices(indices)
         if method_name == "action_masks":
-            masks = self.games.learner_masks()
+            masks = self.action_masks()  # refuses an env that needs reset()
             return [masks[i] for i in idx]
         if method_name == "render":
             self.games.check_usable()
