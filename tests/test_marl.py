@@ -12,9 +12,7 @@ from tianshou.data import Batch  # noqa: E402
 
 from examples.marl import tianshou_example as ts  # noqa: E402
 from examples.marl import torchrl_example as trl  # noqa: E402
-from pasur_env import pasur_v0, persian_rummy_v0  # noqa: E402
-
-ENVS = {"pasur": pasur_v0, "persian_rummy": persian_rummy_v0}
+from examples.marl.envs import aec_env  # noqa: E402
 
 
 @pytest.mark.parametrize("game", ["pasur", "persian_rummy"])
@@ -80,7 +78,7 @@ def test_torchrl_rollout_masks_and_rewards(game):
     agents = sorted(g for g in td.keys() if isinstance(g, str) and g.startswith("player_"))
     acting = np.stack([td[a, "mask"].reshape(-1).numpy() for a in agents], axis=1)
     assert (acting.sum(axis=1) == 1).all()
-    env = ENVS[game].env(episode="round", reward="points")
+    env = aec_env(game, episode="round", reward="points")
     env.reset(seed=5)  # what the wrapper's seed does; its rollout then resets unseeded
     env.reset()
     paid = {a: 0.0 for a in agents}
@@ -96,3 +94,9 @@ def test_torchrl_rollout_masks_and_rewards(game):
     assert all(env.terminations.values())
     round_points = env.infos[agents[0]]["round_points"]
     assert [paid[a] for a in agents] == [float(p) for p in round_points]
+
+
+def test_an_unknown_game_is_a_value_error():
+    for make in (ts.make_env, trl.make_env):
+        with pytest.raises(ValueError, match="unknown game 'chess'"):
+            make("chess")

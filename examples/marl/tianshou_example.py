@@ -25,18 +25,15 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from pasur_env import pasur_v0, persian_rummy_v0
-
-GAMES = {"pasur": pasur_v0, "persian_rummy": persian_rummy_v0}
+from examples.marl.envs import aec_env
+from pasur_env.games import GAME_IDS
 
 
 def make_env(game: str = "pasur", **options: Any) -> PettingZooEnv:
     """One AEC env of ``game`` in Tianshou's ``PettingZooEnv`` (it turns the dict
     observation into ``obs``, ``mask`` and ``agent_id``, and returns the step's reward
     of every agent as a list indexed by seat)."""
-    if game not in GAMES:
-        raise ValueError(f"game must be one of {sorted(GAMES)}, got {game!r}")
-    return PettingZooEnv(GAMES[game].env(**options))
+    return PettingZooEnv(aec_env(game, **options))
 
 
 def random_algorithm(env: PettingZooEnv) -> MultiAgentOffPolicyAlgorithm:
@@ -135,7 +132,7 @@ def train_dqn(steps: int = 400, seed: int = 0, num_envs: int = 2) -> tuple[Any, 
 
 
 if __name__ == "__main__":
-    for name in GAMES:
+    for name in GAME_IDS:
         buf, stats = collect_random(name, n_episode=1, episode="round", reward="points")
         print(name, "random round:", len(buf), "moves, returns per seat",
               stats.returns[0].tolist())

@@ -13,18 +13,15 @@ import torch
 from tensordict import TensorDictBase
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
-from pasur_env import pasur_v0, persian_rummy_v0
-
-GAMES = {"pasur": pasur_v0, "persian_rummy": persian_rummy_v0}
+from examples.marl.envs import aec_env
+from pasur_env.games import GAME_IDS
 
 
 def make_env(game: str = "pasur", seed: int = 0, **options: Any) -> PettingZooWrapper:
     """One AEC env of ``game`` as a TorchRL env. AEC envs need ``use_mask=True`` (one
     group per agent; ``(agent, "mask")`` says who acts); the legal actions are in
     ``(agent, "action_mask")``."""
-    if game not in GAMES:
-        raise ValueError(f"game must be one of {sorted(GAMES)}, got {game!r}")
-    return PettingZooWrapper(GAMES[game].env(**options), use_mask=True,
+    return PettingZooWrapper(aec_env(game, **options), use_mask=True,
                              categorical_actions=True, seed=seed)
 
 
@@ -58,7 +55,7 @@ def rollout(game: str = "pasur", max_steps: int = 1000, seed: int = 0,
 
 
 if __name__ == "__main__":
-    for name in GAMES:
+    for name in GAME_IDS:
         td = rollout(name, episode="round", reward="points")
         agents = [g for g in td.keys() if isinstance(g, str) and g.startswith("player_")]
         print(name, td.batch_size[0], "moves, returns",
