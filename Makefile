@@ -7,7 +7,7 @@ PIP_INSTALL := $(PIP) install --disable-pip-version-check -c constraints.txt
 PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
-	test-browser rllib test-rllib train-rllib clean
+	test-browser rllib test-rllib train-rllib marl test-marl clean
 
 venv: $(VENV)/.installed-dev
 
@@ -119,8 +119,33 @@ test-rllib: rllib
 train-rllib: rllib
 	$(RBIN)/python -m train.rllib_ppo --name rllib $(TRAIN_ARGS)
 
+# Tianshou and TorchRL in their own venv (docs/multi_agent.md): tianshou 2.0.1 needs
+# filelock < 4 (through virtualenv), the main pins have filelock 4.3.1. torch is
+# installed first and pinned, so pip never resolves another torch.
+MVENV := .venv-marl
+MBIN := $(MVENV)/bin
+marl: $(MVENV)/.installed-marl
+
+$(MBIN)/python:
+	$(PY) -m venv $(MVENV)
+	$(MBIN)/python -m pip install --disable-pip-version-check --upgrade pip
+
+$(MVENV)/.installed-marl: pyproject.toml constraints-marl.txt | $(MBIN)/python
+	$(MBIN)/python -m pip install --disable-pip-version-check -c constraints-marl.txt "torch==2.13.0"
+	$(MBIN)/python -m pip install --disable-pip-version-check -c constraints-marl.txt \
+	  "torch==2.13.0" -e ".[dev]" tianshou torchrl tensordict
+	touch $@
+
+# Only the multi-agent tests (examples/marl at tiny size); a failure if any is skipped.
+test-marl: marl
+	@out=$$($(MBIN)/python -m pytest -rs -p no:cacheprovider -W ignore tests/test_marl.py 2>&1); rc=$$?; \
+	echo "$$out"; \
+	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
+	  echo "ERROR: the multi-agent tests did not all run" >&2; exit 1; fi; \
+	exit $$rc
+
 bench: venv $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) $(RVENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) $(RVENV) $(MVENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
