@@ -136,7 +136,7 @@ $(MVENV)/.installed-marl: pyproject.toml constraints-marl.txt | $(MBIN)/python
 	  "torch==2.13.0" -e ".[dev]" tianshou torchrl tensordict
 	touch $@
 
-# Only the multi-agent tests (examples/marl at tiny size); a failure if any is skipped.
+# Only the multi-agent tests (train/marl at tiny size); a failure if any is skipped.
 test-marl: marl
 	@out=$$($(MBIN)/python -m pytest -rs -p no:cacheprovider -W ignore tests/test_marl.py 2>&1); rc=$$?; \
 	echo "$$out"; \

@@ -1,4 +1,4 @@
-"""The multi-agent examples (examples/marl/, docs/multi_agent.md) in the venv that has
+"""The multi-agent examples (train/marl/, docs/multi_agent.md) in the venv that has
 Tianshou and TorchRL (`make test-marl`); skipped in the main venv, where neither is
 installed. Tiny sizes: these check the plumbing and the reward bookkeeping, not play."""
 
@@ -10,9 +10,9 @@ pytest.importorskip("torchrl")
 
 from tianshou.data import Batch  # noqa: E402
 
-from examples.marl import tianshou_example as ts  # noqa: E402
-from examples.marl import torchrl_example as trl  # noqa: E402
-from examples.marl.envs import aec_env  # noqa: E402
+from train.marl import tianshou_example as ts  # noqa: E402
+from train.marl import torchrl_example as trl  # noqa: E402
+from train.marl.envs import aec_env  # noqa: E402
 
 
 @pytest.mark.parametrize("game", ["pasur", "persian_rummy"])

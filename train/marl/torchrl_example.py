@@ -2,7 +2,7 @@
 ``persian_rummy_v0`` and a rollout of masked random play (``docs/multi_agent.md``).
 
 Run in the multi-agent venv (``make marl``): ``.venv-marl/bin/python -m
-examples.marl.torchrl_example``. Nothing in pasur_env, agents or train imports this file.
+train.marl.torchrl_example``. Nothing in pasur_env, agents or the other pipelines imports this file.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import torch
 from tensordict import TensorDictBase
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
-from examples.marl.envs import aec_env
+from train.marl.envs import aec_env
 from pasur_env.games import GAME_IDS
 
 

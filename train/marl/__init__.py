@@ -1,0 +1,3 @@
+"""Multi-agent libraries on the AEC envs (``docs/multi_agent.md``): runnable Tianshou and
+TorchRL examples, tested at tiny size by ``tests/test_marl.py`` in their own venv
+(``make test-marl``). Nothing in pasur_env, agents or the other pipelines imports them."""
