@@ -3,7 +3,8 @@ masked DQN on ``pasur_v0``, plus :func:`credit_own_rows`, the fix for Tianshou's
 reward filing in turn-based games (``docs/multi_agent.md``, "The pitfall").
 
 Run in the multi-agent venv (``make marl``): ``.venv-marl/bin/python -m
-train.marl.tianshou_example``. Nothing in pasur_env, agents or the other pipelines imports this file.
+train.marl.tianshou_example``. Nothing in pasur_env, agents or the other pipelines
+imports this file.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from tianshou.env.pettingzoo_env import PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from train.marl.envs import aec_env
 from pasur_env.games import GAME_IDS
+from train.marl.envs import aec_env
 
 
 def make_env(game: str = "pasur", **options: Any) -> PettingZooEnv:

@@ -2,7 +2,8 @@
 ``persian_rummy_v0`` and a rollout of masked random play (``docs/multi_agent.md``).
 
 Run in the multi-agent venv (``make marl``): ``.venv-marl/bin/python -m
-train.marl.torchrl_example``. Nothing in pasur_env, agents or the other pipelines imports this file.
+train.marl.torchrl_example``. Nothing in pasur_env, agents or the other pipelines
+imports this file.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import torch
 from tensordict import TensorDictBase
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
-from train.marl.envs import aec_env
 from pasur_env.games import GAME_IDS
+from train.marl.envs import aec_env
 
 
 def make_env(game: str = "pasur", seed: int = 0, **options: Any) -> PettingZooWrapper:
