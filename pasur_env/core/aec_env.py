@@ -111,6 +111,7 @@ class CardGameAEC(AECEnv):
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+        self._num_actions = int(num_actions)
         self._obs_cache: dict[str, dict[str, np.ndarray]] = {}
         #: why the env needs ``reset()`` (None: it is usable)
         self._needs_reset: str | None = "reset() has not been called yet"
@@ -189,6 +190,8 @@ class CardGameAEC(AECEnv):
     def _as_action(self, agent: str, action: Any) -> int:
         """``action`` as an int of ``agent``'s action space: ``TypeError`` for anything
         but an int (bools included), ``ValueError`` out of range."""
+        if type(action) is int and 0 <= action < self._num_actions:  # the per-step case
+            return action
         if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(
                 action.dtype, np.integer):
             action = action.reshape(-1)[0]

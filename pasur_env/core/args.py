@@ -64,7 +64,7 @@ def check_int(value: Any, name: str, low: int | None = None, high: int | None = 
     Raises ``type_error`` (``TypeError``; rule flags use :class:`FlagTypeError`) for a
     bool, float or other non-integer, and ``ValueError`` naming the range otherwise.
     """
-    if not is_int(value):
+    if type(value) is not int and not is_int(value):  # the common case first: a plain int
         raise type_error(f"{name} must be {_int_words(low, high)}, got {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
         if low is not None and value < low and high in (None, INT64_MAX):
@@ -107,6 +107,8 @@ def check_seed(seed: Any) -> int | None:
 
 def check_game(game: Any, num_games: int) -> int:
     """A single game index: an integer in ``0..num_games - 1`` (no negative indexing)."""
+    if type(game) is int and 0 <= game < num_games:  # the per-step case, kept cheap
+        return game
     return check_int(game, "game", 0, num_games - 1)
 
 
