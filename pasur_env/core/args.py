@@ -167,15 +167,20 @@ def check_deck_sequence(deck: Any) -> list[Any]:
     return [c.item() if isinstance(c, np.generic) else c for c in deck]
 
 
+def _integer_indices(games: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``games`` as an array and as flat int64 indices; ``TypeError`` unless integers."""
+    arr = np.asarray(games)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise TypeError(f"games must be integer game indices, got dtype {arr.dtype}")
+    return arr, np.ascontiguousarray(arr, dtype=np.int64).reshape(-1)
+
+
 def game_indices(games: Any, all_games: np.ndarray) -> np.ndarray:
     """``games`` as ascending, distinct, in-range int64 indices (None: ``all_games``)."""
     if games is None:
         return all_games
     n = all_games.shape[0]
-    arr = np.asarray(games)
-    if arr.dtype.kind not in "iu" and arr.size:
-        raise TypeError(f"games must be integer game indices, got dtype {arr.dtype}")
-    idx = np.ascontiguousarray(arr, dtype=np.int64).reshape(-1)
+    arr, idx = _integer_indices(games)
     if idx.size and (idx[0] < 0 or idx[-1] >= n or (np.diff(idx) <= 0).any()):
         raise ValueError(f"games must be ascending distinct indices in 0..{n - 1}")
     return idx
@@ -188,10 +193,7 @@ def read_indices(games: Any, all_games: np.ndarray) -> np.ndarray:
     if games is None:
         return all_games
     n = all_games.shape[0]
-    arr = np.asarray(games)
-    if arr.dtype.kind not in "iu" and arr.size:
-        raise TypeError(f"games must be integer game indices, got dtype {arr.dtype}")
-    idx = np.ascontiguousarray(arr, dtype=np.int64).reshape(-1)
+    arr, idx = _integer_indices(games)
     if idx.size and (idx.min() < 0 or idx.max() >= n or (arr.dtype.kind == "u"
                                                           and arr.max() > INT64_MAX)):
         raise ValueError(f"games must be indices in 0..{n - 1}, got {games!r}")
