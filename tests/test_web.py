@@ -202,9 +202,6 @@ def test_a_slow_search_does_not_stall_other_games(monkeypatch) -> None:
     monkeypatch.setitem(registry._FACTORIES, "pasur", dict(registry._FACTORIES["pasur"]))
     monkeypatch.setitem(registry._NAMES, "pasur", list(registry._NAMES["pasur"]))
     registry.register("slow", lambda seed=None: ISMCTSAgent(seed=seed, budget=60_000))
-    from agents.apps.web import sessions
-
-    monkeypatch.setattr(sessions, "AGENT_NAMES", registry._NAMES["pasur"])
     app = create_app()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -6,7 +6,7 @@ route                                       what it does
 ``GET /``                                   the page (``static/index.html``)
 ``GET /api/setup``                          agents, presets and rule flags the page offers
 ``POST /api/games``                         start a game; returns its id and the person's view
-``GET /api/games/{id}``                     the person's view (``WebGame.view``)
+``GET /api/games/{id}``                     the person's view (``TableGame.view``)
 ``POST /api/games/{id}/move``               play ``{card, take}``; the agents answer
 ``POST /api/games/{id}/continue``           close a round's score sheet
 ``POST /api/games/{id}/hint``               what the strongest agent would play
@@ -35,7 +35,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
-from agents.apps.web.sessions import GameStore, WebGame, hint_agent_name
+from agents.apps.web.pasur_table import PasurTable, hint_agent_name
+from agents.apps.web.sessions import GameStore, TableGame
 from agents.registry import AGENT_NAMES
 from pasur_env.pasur.drawing import table_scene, to_svg
 from pasur_env.pasur.engine import action_str
@@ -125,7 +126,7 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
         def make() -> dict[str, Any]:
-            game = WebGame(body.players, body.seat, body.opponents, seed=body.seed,
+            game = PasurTable(body.players, body.seat, body.opponents, seed=body.seed,
                            preset=body.preset, flags=body.flags, deck=body.deck,
                            dealer=body.dealer)
             gid = store.add(game)
@@ -133,7 +134,7 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
 
         return _guard(make)
 
-    def with_game(gid: str, fn: Callable[[WebGame], Any]) -> Any:
+    def with_game(gid: str, fn: Callable[[TableGame], Any]) -> Any:
         def run() -> Any:
             game = store.get(gid)
             with game.lock:
@@ -159,7 +160,7 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
 
     @app.get("/api/games/{gid}/record")
     def record(gid: str) -> JSONResponse:
-        def get(g: WebGame) -> JSONResponse:
+        def get(g: TableGame) -> JSONResponse:
             if not g.over:
                 raise HTTPException(409, "the record is available once the game is over")
             return JSONResponse(g.record.to_json(), headers={

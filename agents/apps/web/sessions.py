@@ -1,12 +1,12 @@
-"""Games played on the web page: one person against agents, with a bounded, expiring store.
+"""What every game at the web table shares: the table interface and a bounded, expiring store.
 
-A :class:`WebGame` is one game of the engine (``auto_reset=False``) with a human seat
-and an agent for every other seat, built by registered name only. The agents move
-through the play loop's :func:`~pasur_env.core.loop.decide` (every action checked) until it
-is the human's turn, a round ends (the game pauses on the score sheet until
-:meth:`WebGame.resume`), or the game is over. :meth:`WebGame.view` is everything the
-human's seat may know and nothing more (no other hand, no stock order); the game's
-record (:mod:`pasur_env.pasur.record`) is given out only once the game is over.
+A table (:class:`TableGame`) is one game with one person and an agent for every other
+seat; each game (Pasur: :mod:`agents.apps.web.pasur_table`) implements it. The app
+(:mod:`agents.apps.web.app`) only talks to this interface: :meth:`TableGame.view` is
+everything the person's seat may know, :meth:`TableGame.play` the person's move (a
+dict the table checks), :meth:`TableGame.resume` closes a round's summary,
+:meth:`TableGame.hint` what the strongest agent would play, ``record`` the game's
+record once it is over.
 
 :class:`GameStore` holds at most ``max_games`` games under unguessable ids and forgets
 games idle for ``idle_seconds``, so memory stays bounded. Every game has a lock: its
@@ -19,41 +19,21 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
+from agents.registry import agent_names
 
-from agents.registry import AGENT_NAMES, make_agent
-from pasur_env import Engine
-from pasur_env.core.loop import decide
-from pasur_env.core.policy import Policy
-from pasur_env.pasur import kernels as K
-from pasur_env.pasur.cards import card_code, cards_of, parse_card, parse_cards
-from pasur_env.pasur.drawing import table_scene, to_svg
-from pasur_env.pasur.engine import StepInfo
-from pasur_env.pasur.moves import move_options, move_to_actions
-from pasur_env.pasur.record import GameRecord
-from pasur_env.pasur.rules import make_rules
-from pasur_env.pasur.score_sheet import round_sheet
-
-__all__ = ["WebGame", "GameStore", "hint_agent_name", "check_agent_name"]
-
-LEGAL_RING = "#f1c40f"
+__all__ = ["TableGame", "GameStore", "Event", "check_agent_name"]
 
 
-def check_agent_name(name: str) -> str:
-    """A registered agent name; anything else (a path, an unknown name) raises."""
-    if not isinstance(name, str) or name.strip().lower() not in AGENT_NAMES:
-        raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(AGENT_NAMES)}")
+def check_agent_name(name: str, game: str = "pasur") -> str:
+    """A registered agent name of ``game``; anything else (a path, an unknown name) raises."""
+    names = agent_names(game)
+    if not isinstance(name, str) or name.strip().lower() not in names:
+        raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(names)}")
     return name.strip().lower()
-
-
-def hint_agent_name(players: int) -> str:
-    """The strongest agent available for hints at this table size."""
-    from agents.pasur.net.agent import pretrained_net_path
-
-    return "net-ismcts" if pretrained_net_path(players).exists() else "ismcts"
 
 
 @dataclass
@@ -64,205 +44,38 @@ class Event:
     data: dict[str, Any]
 
 
-class WebGame:
-    """One person against agents (module docstring).
+class TableGame(ABC):
+    """One person against agents at one game's table (module docstring).
 
-    Args:
-        players: 2, 3 or 4 (4 = two teams, partners opposite).
-        seat: the person's seat.
-        opponents: a registered agent name for each other seat, in seat order.
-        seed: seeds the deals and the agents (None: fresh entropy).
-        preset, flags: the rules (``Rules`` flags by name).
-        deck, dealer: fix the first deal (52 codes, top first) and dealer.
+    Subclasses set ``game`` (a game id), ``lock`` (a ``threading.Lock``), ``last_used``
+    (``time.monotonic()`` of the last request) and ``record`` (the game's record).
     """
 
-    def __init__(self, players: int, seat: int, opponents: list[str], seed: int | None = None,
-                 preset: str | None = None, flags: dict[str, Any] | None = None,
-                 deck: list[str] | None = None, dealer: int | None = None) -> None:
-        rules = make_rules(preset=preset, num_players=players, **(flags or {}))
-        if not 0 <= seat < players:
-            raise ValueError(f"seat must be in 0..{players - 1}, got {seat}")
-        if len(opponents) != players - 1:
-            raise ValueError(f"give {players - 1} opponents (one per other seat), got "
-                             f"{len(opponents)}")
-        names = [check_agent_name(n) for n in opponents]
-        seed = int(np.random.SeedSequence(seed).generate_state(1, np.uint32)[0]) if seed is None \
-            else int(seed)
-        self.rules, self.human, self.seed = rules, seat, seed
-        self.engine = Engine(1, seed=seed, rules=rules, episode="game", auto_reset=False,
-                             parallel=False)
-        if deck is not None or dealer is not None:
-            self.engine.reset(deck=deck, dealer=dealer)
-        seeds = np.random.SeedSequence(seed).generate_state(players)
-        others = [s for s in range(players) if s != seat]
-        self.names = ["you" if s == seat else names[others.index(s)] for s in range(players)]
-        self.agents: dict[int, Policy] = {
-            s: make_agent(self.names[s], seed=int(seeds[s])) for s in others
-        }
-        self.record = GameRecord.start(self.engine, players=list(self.names))
-        self.events: list[Event] = []
-        self.sheet: list[dict[str, Any]] | None = None  # the round's score sheet, while paused
-        self.rounds = 0
-        self.lock = threading.Lock()
-        self.last_used = time.monotonic()
-        self.advance()
+    game: str
+    lock: threading.Lock
+    last_used: float
+    record: Any
 
-    # ---- state -----------------------------------------------------------------------------
     @property
+    @abstractmethod
     def over(self) -> bool:
-        return bool(self.engine.phase[0] == K.DONE)
+        """Whether the game has ended."""
 
-    @property
-    def paused(self) -> bool:
-        return self.sheet is not None and not self.over
+    @abstractmethod
+    def view(self) -> dict[str, Any]:
+        """Everything the person's seat may know (JSON-ready)."""
 
-    def _to_move(self) -> int:
-        return int(self.engine.current_player[0])
+    @abstractmethod
+    def play(self, *args: Any, **kwargs: Any) -> None:
+        """The person's move; the agents answer until it is the person's turn again."""
 
-    # ---- moving ------------------------------------------------------------------------------
-    def _full_move(self, seat: int, actions: list[int]) -> None:
-        """Apply a full move (a PLAY and its TAKEs) of ``seat`` and log it."""
-        eng = self.engine
-        card, side = actions[0], self.rules.side_of(seat)
-        if len(actions) > 1:
-            taken = sorted(a - K.TAKE_OFFSET for a in actions[1:])
-        else:  # laid, or its single option taken at once
-            n, captured = K.resolve_play(int(eng.table[0]), card)
-            taken = cards_of(int(captured)) if n == 1 else []
-        surs = int(eng.surs[0, side])
-        round_no = int(eng.round_index[0]) + 1
-        info: StepInfo | None = None
-        for a in actions:
-            info = eng.step(np.array([a], dtype=np.int64))
-            self.record.actions.append(int(a))
-        assert info is not None
-        sur = not info.round_end[0] and int(eng.surs[0, side]) > surs  # never in the last deal
-        self.events.append(Event("move", {"seat": seat, "card": card_code(card),
-                                          "taken": [card_code(c) for c in taken], "sur": sur,
-                                          "round": round_no}))
-        if info.round_end[0]:
-            self._round_over(info)
-
-    def _round_over(self, info: StepInfo) -> None:
-        self.rounds += 1
-        self.sheet = round_sheet(info, 0, self.rules)
-        self.events.append(Event("round", {"round": self.rounds, "sheet": self.sheet}))
-        if info.game_end[0]:
-            self.record.finish(info, 0, self.rounds)
-
-    def _agent_turn(self, seat: int) -> None:
-        eng, agent = self.engine, self.agents[seat]
-        games = np.zeros(1, dtype=np.int64)
-        actions = [int(decide(eng, games, [agent], games)[0])]
-        shadow = eng.copy()  # the rest of a multi-step capture, decided one TAKE at a time
-        shadow.step(np.array(actions, dtype=np.int64))
-        while shadow.phase[0] == K.CAPTURE and int(shadow.current_player[0]) == seat:
-            a = int(decide(shadow, games, [agent], games)[0])
-            shadow.step(np.array([a], dtype=np.int64))
-            actions.append(a)
-        self._full_move(seat, actions)
-
-    def advance(self) -> None:
-        """Let the agents move until it is the person's turn, a round ends, or the game does."""
-        while not self.over and not self.paused and self._to_move() != self.human:
-            self._agent_turn(self._to_move())
-
+    @abstractmethod
     def resume(self) -> None:
-        """Leave a round's score sheet: the next round goes on."""
-        if self.over:
-            raise ValueError("the game is over")
-        if self.sheet is None:
-            raise ValueError("no round is waiting to be closed")
-        self.sheet = None
-        self.advance()
+        """Close a round's summary: the next round goes on."""
 
-    def options(self) -> dict[int, list[tuple[int, ...]]]:
-        """The person's legal cards, each with its capture options (empty: laid)."""
-        if self.over or self.paused or self._to_move() != self.human:
-            return {}
-        out: dict[int, list[tuple[int, ...]]] = {}
-        for card, taken in move_options(self.engine, 0):
-            out.setdefault(card, [])
-            if taken:
-                out[card].append(taken)
-        return out
-
-    def play(self, card: str, take: list[str]) -> None:
-        """The person's move: ``card`` and the table cards it takes (all of one option)."""
-        if self.over:
-            raise ValueError("the game is over")
-        if self.paused:
-            raise ValueError("the round is over: continue to the next round first")
-        if self._to_move() != self.human:
-            raise ValueError(f"it is player_{self._to_move()}'s turn, not yours")
-        c = parse_card(card)
-        opts = self.options()
-        if c not in opts:
-            raise ValueError(f"{card_code(c)} is not in your hand")
-        chosen = tuple(sorted(parse_cards(take)))
-        if opts[c] and chosen not in opts[c]:
-            choices = " or ".join("+".join(card_code(x) for x in o) for o in opts[c])
-            raise ValueError(f"{card_code(c)} must take {choices}"
-                             + (f", not {'+'.join(card_code(x) for x in chosen)}" if chosen
-                                else ""))
-        if not opts[c] and chosen:
-            raise ValueError(f"{card_code(c)} takes nothing here: it is laid on the table")
-        self._full_move(self.human, move_to_actions(self.engine, 0, c, chosen))
-        self.advance()
-
+    @abstractmethod
     def hint(self) -> dict[str, Any]:
         """What the strongest available agent would play in the person's place."""
-        opts = self.options()
-        if not opts:
-            raise ValueError("it is not your turn")
-        name = hint_agent_name(self.rules.num_players)
-        agent = make_agent(name, seed=self.seed + len(self.record.actions))
-        shadow = self.engine.copy()
-        games = np.zeros(1, dtype=np.int64)
-        actions = []
-        while True:
-            a = int(decide(shadow, games, [agent], games)[0])
-            actions.append(a)
-            shadow.step(np.array([a], dtype=np.int64))
-            if shadow.phase[0] != K.CAPTURE or int(shadow.current_player[0]) != self.human:
-                break
-        card = actions[0]
-        taken = [a - K.TAKE_OFFSET for a in actions[1:]] or (
-            list(opts[card][0]) if len(opts[card]) == 1 else [])
-        return {"agent": name, "card": card_code(card), "take": [card_code(c) for c in taken]}
-
-    # ---- what the page sees ------------------------------------------------------------------
-    def view(self) -> dict[str, Any]:
-        """Everything the person's seat may know, and the table drawn for it (SVG)."""
-        eng, st, P = self.engine, self.engine.state[0], self.rules.num_players
-        opts = self.options()
-        faceup = eng.faceup(0)
-        seats = []
-        for s in range(P):
-            side = self.rules.side_of(s)
-            pile = cards_of(int(st[K.PILE + side]))
-            seats.append({
-                "seat": s, "name": self.names[s], "side": side, "cards": len(eng.hand(0, s)),
-                "faceup": card_code(faceup[s]) if faceup[s] >= 0 and s != self.human else None,
-                "score": int(st[K.SCORE + side]), "pile": len(pile),
-                "clubs": sum(1 for c in pile if c % 4 == 0), "surs": int(st[K.SURS + side]),
-            })  # fmt: skip
-        marks = {c: LEGAL_RING for c in opts}
-        return {
-            "players": P, "seat": self.human, "to_move": None if self.over else self._to_move(),
-            "phase": "over" if self.over else "round_over" if self.paused else "play",
-            "round": int(st[K.ROUND]) + 1, "deal": int(st[K.DEAL]) + 1,
-            "stock": 52 - int(st[K.STOCK_POS]), "dealer": int(st[K.DEALER]),
-            "hand": [card_code(c) for c in eng.hand(0, self.human)],
-            "table": [card_code(c) for c in cards_of(int(st[K.TABLE]))],
-            "legal": {card_code(c): [[card_code(x) for x in o] for o in v]
-                      for c, v in opts.items()},
-            "seats": seats, "sheet": self.sheet,
-            "log": [{"kind": e.kind, **e.data} for e in self.events[-60:]],
-            "result": self.record.result if self.over else None,
-            "target": self.rules.target_score,
-            "svg": to_svg(table_scene(eng, 0, viewer=self.human, names=self.names, marks=marks)),
-        }  # fmt: skip
 
 
 @dataclass
@@ -271,7 +84,7 @@ class GameStore:
 
     max_games: int = 200
     idle_seconds: float = 1800.0
-    games: dict[str, WebGame] = field(default_factory=dict)
+    games: dict[str, TableGame] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def purge(self) -> int:
@@ -283,7 +96,7 @@ class GameStore:
                 del self.games[k]
         return len(old)
 
-    def add(self, game: WebGame) -> str:
+    def add(self, game: TableGame) -> str:
         self.purge()
         with self.lock:
             if len(self.games) >= self.max_games:
@@ -293,7 +106,7 @@ class GameStore:
             self.games[gid] = game
         return gid
 
-    def get(self, gid: str) -> WebGame:
+    def get(self, gid: str) -> TableGame:
         self.purge()
         with self.lock:
             game = self.games.get(gid)
