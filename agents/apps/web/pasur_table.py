@@ -55,6 +55,8 @@ class PasurTable(TableGame):
         deck, dealer: fix the first deal (52 codes, top first) and dealer.
     """
 
+    game = "pasur"
+
     def __init__(self, players: int, seat: int, opponents: list[str], seed: int | None = None,
                  preset: str | None = None, flags: dict[str, Any] | None = None,
                  deck: list[str] | None = None, dealer: int | None = None) -> None:

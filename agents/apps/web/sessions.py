@@ -25,7 +25,7 @@ from typing import Any
 
 from agents.registry import agent_names
 
-__all__ = ["TableGame", "GameStore", "Event", "check_agent_name"]
+__all__ = ["TableGame", "GameStore", "Event", "AgentError", "check_agent_name"]
 
 
 def check_agent_name(name: str, game: str = "pasur") -> str:
@@ -44,6 +44,19 @@ class Event:
     data: dict[str, Any]
 
 
+class AgentError(RuntimeError):
+    """An agent failed to move: says which seat and agent, and why.
+
+    A table raises it from its agents' turns; the move that led there is undone, so
+    the game stays playable (the person may try again or start a new game).
+    """
+
+    def __init__(self, seat: int, name: str, error: BaseException) -> None:
+        super().__init__(f"the agent {name!r} at seat {seat} failed: "
+                         f"{type(error).__name__}: {error}")
+        self.seat, self.name, self.error = seat, name, error
+
+
 class TableGame(ABC):
     """One person against agents at one game's table (module docstring).
 
@@ -51,7 +64,8 @@ class TableGame(ABC):
     (``time.monotonic()`` of the last request) and ``record`` (the game's record).
     """
 
-    game: str
+    #: the game id (:data:`pasur_env.games.GAMES`)
+    game: str = ""
     lock: threading.Lock
     last_used: float
     record: Any
