@@ -51,7 +51,8 @@ def leaks(client, gid: str, view: dict) -> set[str]:
     hidden = {card_code(c) for c in cards_of(int(K.hidden_from(eng.state, 0, seat,
                                                                 eng.rules.open_hand)))}
     now = {k: v for k, v in view.items() if k not in ("svg", "log")}
-    now["log"] = [e for e in view["log"] if e.get("round") == view["round"]]  # this deal's
+    for past in ("log", "events"):  # the moves of this round (earlier rounds' are public)
+        now[past] = [e for e in view.get(past, []) if e.get("round") == view["round"]]
     text = json.dumps(now)
     seen = {m.group(0) for m in CODE.finditer(text)}
     seen |= {card_code(int(c)) for c in re.findall(r'data-card="(\d+)"', view["svg"])}
@@ -109,6 +110,35 @@ def test_round_summary_adds_up(client) -> None:
     assert view["phase"] == "play" and view["sheet"] is None
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_events_and_the_round_end_leftover(client, players) -> None:
+    """Each view sends the moves since the last one, numbered by round and move (never
+    renumbered); a round's end says which cards were left and which seat took them."""
+    opps = ["greedy", "random", "heuristic"][: players - 1]
+    gid, view = new_game(client, players=players, opponents=opps, flags={"target_score": 300})
+    seqs = [e["seq"] for e in view["events"]]
+    while view["phase"] == "play":
+        card, options = next(iter(view["legal"].items()))
+        view = client.post(f"/api/games/{gid}/move",
+                           json={"card": card, "take": options[0] if options else []}).json()
+        assert view["events"][0]["seat"] == view["seat"]  # the person's move, then the agents'
+        seqs += [e["seq"] for e in view["events"]]
+    assert seqs == list(range(1, len(seqs) + 1)) == [e["seq"] for e in view["log"]]
+    moves = [e for e in view["log"] if e["kind"] == "move"]
+    assert [e["label"] for e in moves] == [f"R1·{k}" for k in range(1, 49)]
+    end = view["log"][-1]
+    assert end["kind"] == "round" and end["label"] == "R1·end" and view["phase"] == "round_over"
+    assert client.get(f"/api/games/{gid}").json()["events"] == []  # already sent
+    rec = client.app_state.store.get(gid).record.to_json()
+    info = replay(rec).infos[-1]  # the step that ended the round
+    assert info.round_end[0] and end["leftover"]
+    side = view["seats"][end["leftover_to"]]["side"]
+    assert set(parse_cards(end["leftover"])) <= set(cards_of(int(info.piles[0, side])))
+    assert [s["label"] for s in view["sides"]] == (["you", "greedy"] if players == 2
+                                                   else ["your team", "their team"])
+    assert 'data-played="' in view["svg"] and "Round over" in view["svg"]
+
+
 def test_a_multi_option_capture_and_refusals(client) -> None:
     gid, view = new_game(client, deck=DECK, dealer=1)
     assert sorted(map(sorted, view["legal"]["7H"])) == [["2D", "2S"], ["4S"]]
@@ -124,8 +154,9 @@ def test_a_multi_option_capture_and_refusals(client) -> None:
     assert client.get(f"/api/games/{gid}").json() == before  # refusals change nothing
     view = client.post(f"/api/games/{gid}/move", json={"card": "7H", "take": ["2S", "2D"]}).json()
     first = [e for e in view["log"] if e["kind"] == "move"][0]
-    assert first == {"kind": "move", "seat": 0, "card": "7H", "taken": ["2D", "2S"], "sur": False,
-                     "round": 1}
+    assert {k: first[k] for k in ("kind", "seat", "card", "taken", "sur", "round")} == {
+        "kind": "move", "seat": 0, "card": "7H", "taken": ["2D", "2S"], "sur": False, "round": 1}
+    assert (first["seq"], first["move"], first["label"]) == (1, 1, "R1·1")
 
 
 def test_malformed_requests_get_4xx_naming_the_problem(client) -> None:

@@ -24,7 +24,7 @@ from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_card, parse_cards
-from pasur_env.pasur.drawing import table_scene, to_svg
+from pasur_env.pasur.drawing import LastMove, relation, table_scene, to_svg
 from pasur_env.pasur.engine import StepInfo
 from pasur_env.pasur.moves import move_options, move_to_actions
 from pasur_env.pasur.record import GameRecord
@@ -84,6 +84,7 @@ class PasurTable(TableGame):
         self.events: list[Event] = []
         self.sheet: list[dict[str, Any]] | None = None  # the round's score sheet, while paused
         self.rounds = 0
+        self.seen = 0  # the events the page has been sent
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.advance()
@@ -112,24 +113,39 @@ class PasurTable(TableGame):
             taken = cards_of(int(captured)) if n == 1 else []
         surs = int(eng.surs[0, side])
         round_no = int(eng.round_index[0]) + 1
+        before, last_cap = cards_of(int(eng.table[0])), int(eng.last_capturer[0])
         info: StepInfo | None = None
         for a in actions:
             info = eng.step(np.array([a], dtype=np.int64))
             self.record.actions.append(int(a))
         assert info is not None
         sur = not info.round_end[0] and int(eng.surs[0, side]) > surs  # never in the last deal
-        self.events.append(Event("move", {"seat": seat, "card": card_code(card),
-                                          "taken": [card_code(c) for c in taken], "sur": sur,
-                                          "round": round_no}))
+        prev = self.events[-1].data if self.events else {}
+        move_no = prev.get("move", 0) + 1 if prev.get("round") == round_no else 1
+        self._log("move", {"round": round_no, "move": move_no, "label": f"R{round_no}·{move_no}",
+                           "seat": seat, "card": card_code(card),
+                           "taken": [card_code(c) for c in taken], "sur": sur})
         if info.round_end[0]:
-            self._round_over(info)
+            # the cards still on the table after this move go to the last capturer's side
+            left = [c for c in before if c not in taken] if taken else sorted(before + [card])
+            self._round_over(info, round_no, left, seat if taken else last_cap)
 
-    def _round_over(self, info: StepInfo) -> None:
+    def _log(self, kind: str, data: dict[str, Any]) -> None:
+        """Append an event; ``seq`` numbers every event of the game, never renumbered."""
+        self.events.append(Event(kind, {"seq": len(self.events) + 1, **data}))
+
+    def _round_over(self, info: StepInfo, round_no: int, left: list[int], to: int) -> None:
         self.rounds += 1
         self.sheet = round_sheet(info, 0, self.rules)
-        self.events.append(Event("round", {"round": self.rounds, "sheet": self.sheet}))
+        data: dict[str, Any] = {"round": round_no, "label": f"R{round_no}·end",
+                                "sheet": self.sheet, "leftover": [card_code(c) for c in left],
+                                "leftover_to": to if to >= 0 else None,
+                                "scores": [int(info.scores[0, s]) for s in
+                                           range(self.rules.num_sides)]}
         if info.game_end[0]:
             self.record.finish(info, 0, self.rounds)
+            data["winner_side"] = int(info.winner[0])
+        self._log("round", data)
 
     def _agent_turn(self, seat: int) -> None:
         eng, agent = self.engine, self.agents[seat]
@@ -213,6 +229,40 @@ class PasurTable(TableGame):
         return {"agent": name, "card": card_code(card), "take": [card_code(c) for c in taken]}
 
     # ---- what the page sees ------------------------------------------------------------------
+    def _relation(self, seat: int) -> str:
+        return relation(self.engine, seat, self.human)
+
+    def _sides(self) -> list[dict[str, Any]]:
+        """Each side as the person says it: ``you`` / ``your team``, the opponents."""
+        P, rules, st = self.rules.num_players, self.rules, self.engine.state[0]
+        out = []
+        for side in range(rules.num_sides):
+            seats = [s for s in range(P) if rules.side_of(s) == side]
+            mine = rules.side_of(self.human) == side
+            label = ("your team" if mine else "their team") if P == 4 else (
+                "you" if mine else self.names[seats[0]])
+            out.append({"side": side, "seats": seats, "mine": mine, "label": label,
+                        "score": int(st[K.SCORE + side])})
+        return out
+
+    def _last_move(self) -> LastMove | None:
+        """The last event drawn on the table: the last move, or the round that just ended."""
+        if not self.events:
+            return None
+        m, end = self.events[-1].data, None
+        if self.events[-1].kind == "round":  # a round's end, shown until the next deal
+            if not (self.paused or self.over):
+                return None
+            m, end = self.events[-2].data, m
+        return LastMove(m["seat"], parse_card(m["card"]), tuple(parse_cards(m["taken"])),
+                        m["sur"], tuple(parse_cards(end["leftover"])) if end else None,
+                        end["leftover_to"] if end else None)
+
+    def _new_events(self) -> list[dict[str, Any]]:
+        """The events since the person's last request (the page animates them in turn)."""
+        seen, self.seen = self.seen, len(self.events)
+        return [{"kind": e.kind, **e.data} for e in self.events[seen:]]
+
     def view(self) -> dict[str, Any]:
         """Everything the person's seat may know, and the table drawn for it (SVG)."""
         eng, st, P = self.engine, self.engine.state[0], self.rules.num_players
@@ -223,14 +273,18 @@ class PasurTable(TableGame):
             side = self.rules.side_of(s)
             pile = cards_of(int(st[K.PILE + side]))
             seats.append({
-                "seat": s, "name": self.names[s], "side": side, "cards": len(eng.hand(0, s)),
+                "seat": s, "name": self.names[s], "side": side, "relation": self._relation(s),
+                "cards": len(eng.hand(0, s)),
                 "faceup": card_code(faceup[s]) if faceup[s] >= 0 and s != self.human else None,
                 "score": int(st[K.SCORE + side]), "pile": len(pile),
                 "clubs": sum(1 for c in pile if c % 4 == 0), "surs": int(st[K.SURS + side]),
             })  # fmt: skip
         marks = {c: LEGAL_RING for c in opts}
+        scene = table_scene(eng, 0, viewer=self.human, names=self.names, marks=marks,
+                            last=self._last_move())
         return {
-            "players": P, "seat": self.human, "to_move": None if self.over else self._to_move(),
+            "game": self.game, "players": P, "seat": self.human,
+            "to_move": None if self.over else self._to_move(),
             "phase": "over" if self.over else "round_over" if self.paused else "play",
             "round": int(st[K.ROUND]) + 1, "deal": int(st[K.DEAL]) + 1,
             "stock": 52 - int(st[K.STOCK_POS]), "dealer": int(st[K.DEALER]),
@@ -238,9 +292,10 @@ class PasurTable(TableGame):
             "table": [card_code(c) for c in cards_of(int(st[K.TABLE]))],
             "legal": {card_code(c): [[card_code(x) for x in o] for o in v]
                       for c, v in opts.items()},
-            "seats": seats, "sheet": self.sheet,
-            "log": [{"kind": e.kind, **e.data} for e in self.events[-60:]],
+            "seats": seats, "sides": self._sides(), "sheet": self.sheet,
+            "events": self._new_events(),
+            "log": [{"kind": e.kind, **e.data} for e in self.events],
             "result": self.record.result if self.over else None,
             "target": self.rules.target_score,
-            "svg": to_svg(table_scene(eng, 0, viewer=self.human, names=self.names, marks=marks)),
+            "svg": to_svg(scene),
         }  # fmt: skip
