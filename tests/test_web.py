@@ -55,7 +55,8 @@ def leaks(client, gid: str, view: dict) -> set[str]:
         now[past] = [e for e in view.get(past, []) if e.get("round") == view["round"]]
     text = json.dumps(now)
     seen = {m.group(0) for m in CODE.finditer(text)}
-    seen |= {card_code(int(c)) for c in re.findall(r'data-card="(\d+)"', view["svg"])}
+    for svg in [view["svg"]] + [e["svg"] or "" for e in now["events"]]:
+        seen |= {card_code(int(c)) for c in re.findall(r'data-card="(\d+)"', svg)}
     return seen & hidden
 
 

@@ -85,6 +85,7 @@ class PasurTable(TableGame):
         self.sheet: list[dict[str, Any]] | None = None  # the round's score sheet, while paused
         self.rounds = 0
         self.seen = 0  # the events the page has been sent
+        self.pictures: dict[int, str] = {}  # the table after each event not sent yet
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.advance()
@@ -125,10 +126,14 @@ class PasurTable(TableGame):
         self._log("move", {"round": round_no, "move": move_no, "label": f"R{round_no}·{move_no}",
                            "seat": seat, "card": card_code(card),
                            "taken": [card_code(c) for c in taken], "sur": sur})
+        first = len(self.events)
         if info.round_end[0]:
             # the cards still on the table after this move go to the last capturer's side
             left = [c for c in before if c not in taken] if taken else sorted(before + [card])
             self._round_over(info, round_no, left, seat if taken else last_cap)
+        picture = self._picture()  # the table after this move, as the page animates it
+        for seq in range(first, len(self.events) + 1):
+            self.pictures[seq] = picture
 
     def _log(self, kind: str, data: dict[str, Any]) -> None:
         """Append an event; ``seq`` numbers every event of the game, never renumbered."""
@@ -258,10 +263,19 @@ class PasurTable(TableGame):
                         m["sur"], tuple(parse_cards(end["leftover"])) if end else None,
                         end["leftover_to"] if end else None)
 
+    def _picture(self, marks: dict[int, str] | None = None) -> str:
+        """The table as the person sees it now, the last move on it (SVG)."""
+        return to_svg(table_scene(self.engine, 0, viewer=self.human, names=self.names,
+                                  marks=marks, last=self._last_move()))
+
     def _new_events(self) -> list[dict[str, Any]]:
-        """The events since the person's last request (the page animates them in turn)."""
+        """The events since the person's last request, each with the table after it (the
+        page animates them in turn); the pictures are sent once, then dropped."""
         seen, self.seen = self.seen, len(self.events)
-        return [{"kind": e.kind, **e.data} for e in self.events[seen:]]
+        out = [{"kind": e.kind, **e.data, "svg": self.pictures.get(e.data["seq"])}
+               for e in self.events[seen:]]
+        self.pictures = {}
+        return out
 
     def view(self) -> dict[str, Any]:
         """Everything the person's seat may know, and the table drawn for it (SVG)."""
@@ -279,9 +293,6 @@ class PasurTable(TableGame):
                 "score": int(st[K.SCORE + side]), "pile": len(pile),
                 "clubs": sum(1 for c in pile if c % 4 == 0), "surs": int(st[K.SURS + side]),
             })  # fmt: skip
-        marks = {c: LEGAL_RING for c in opts}
-        scene = table_scene(eng, 0, viewer=self.human, names=self.names, marks=marks,
-                            last=self._last_move())
         return {
             "game": self.game, "players": P, "seat": self.human,
             "to_move": None if self.over else self._to_move(),
@@ -297,5 +308,5 @@ class PasurTable(TableGame):
             "log": [{"kind": e.kind, **e.data} for e in self.events],
             "result": self.record.result if self.over else None,
             "target": self.rules.target_score,
-            "svg": to_svg(scene),
+            "svg": self._picture({c: LEGAL_RING for c in opts}),
         }  # fmt: skip
