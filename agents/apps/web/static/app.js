@@ -1,5 +1,7 @@
-// The Pasur web table: the server draws the table (SVG) and checks every move; this
-// script wires clicks, forms and dialogs to its JSON API.
+// The card table's page: the server draws the table (SVG) and checks every move; this
+// script wires clicks, forms and dialogs to its JSON API, paces the agents' moves (each
+// event of a view is shown in turn) and keeps input off while a request or an
+// animation runs, so a double click cannot play two cards.
 "use strict";
 
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
@@ -7,51 +9,79 @@ const SUITS = ["C", "D", "H", "S"];
 const SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const code = (id) => RANKS[id >> 2] + SUITS[id & 3];
 const pretty = (c) => c.slice(0, -1) + SYMBOL[c.slice(-1)];
+const cards = (cs) => cs.map(pretty).join(" ");
 const $ = (id) => document.getElementById(id);
+// Each game's page; the Pasur page is below, another game registers itself here
+// (`TABLES.persian_rummy = {render(view, game), start(res)}`) from its own script.
+window.TABLES = window.TABLES || {};
 
 let setup = null;    // /api/setup
 let gameId = null;   // the live game
 let view = null;     // its latest view
 let picking = null;  // {card, options, chosen:Set} while choosing a capture
-let frames = [];     // a replay's positions
+let busy = false;    // a request in flight or an animation running: clicks are ignored
+let skipping = null; // ends the animation's current wait (the Skip button, Esc)
+const replay = { record: null, frames: [], total: 0, at: 0 };
+const PAGE = 40;     // replay frames fetched at a time
 
 async function api(method, path, body) {
   const res = await fetch(path, {
     method, headers: body ? { "Content-Type": "application/json" } : {},
     body: body ? JSON.stringify(body) : undefined,
   });
-  const data = res.status === 204 ? null : await res.json();
+  const data = res.status === 204 ? null : await res.json().catch(() => null);
   if (!res.ok) {
     const d = data && data.detail;
     const text = Array.isArray(d) ? d.map((e) => `${e.loc.slice(1).join(".")}: ${e.msg}`).join("; ")
       : (d || res.statusText);
-    throw new Error(text);
+    const err = new Error(text);
+    err.status = res.status;
+    throw err;
   }
   return data;
 }
 
 function say(text) { $("message").textContent = text || ""; }
 
+function setBusy(on) {
+  busy = on;
+  document.body.dataset.busy = on ? "1" : "0";
+  $("board").classList.toggle("locked", on);
+  for (const id of ["hint", "capture-take", "capture-cancel"]) $(id).disabled = on || (id === "hint" && !myTurn(view));
+  for (const b of $("capture-options").querySelectorAll("button")) b.disabled = on;
+}
+
+const myTurn = (v) => !!v && v.phase === "play" && v.to_move === v.seat;
+
 // ---- the start form -----------------------------------------------------------------
+function offered(game, players) {
+  // the agents that can play this table (the server says; older servers list them all)
+  const o = setup.offered || {};
+  return (o[game] && o[game][players]) || o[players] || (game === "pasur" ? setup.agents : []) || [];
+}
+
 function fillSeats() {
   const players = Number($("players").value);
+  const game = $("game-kind").value;
   const seat = $("seat");
   const keep = Math.min(Number(seat.value || 0), players - 1);
   seat.innerHTML = "";
   for (let s = 0; s < players; s++) seat.add(new Option(`player_${s}${s === 0 ? " (leads)" : ""}`, s));
   seat.value = keep;
+  $("pasur-rules").hidden = game !== "pasur";
+  const names = offered(game, players);
   const box = $("opponents");
   box.innerHTML = "";
   for (let s = 0; s < players; s++) {
     if (s === keep) continue;
     const label = document.createElement("label");
-    const partner = players === 4 && s % 2 === keep % 2 ? " (your partner)" : "";
-    label.textContent = `player_${s}${partner} `;
+    const who = players === 4 && s % 2 === keep % 2 ? "your partner" : "opponent";
+    label.textContent = `player_${s} (${who}) `;
     const sel = document.createElement("select");
     sel.className = "opponent";
     sel.dataset.seat = s;
-    for (const name of setup.agents) sel.add(new Option(name, name));
-    sel.value = setup.agents.includes("heuristic") ? "heuristic" : setup.agents[0];
+    for (const name of names) sel.add(new Option(name, name));
+    sel.value = names.includes("heuristic") ? "heuristic" : names[0];
     label.append(sel);
     box.append(label);
   }
@@ -59,16 +89,19 @@ function fillSeats() {
 
 function formBody() {
   const f = $("setup-form");
-  const flags = {};
-  for (const el of $("flags").querySelectorAll("input, select")) {
-    const v = el.value;
-    flags[el.name] = v === "true" ? true : v === "false" ? false : el.type === "number" ? Number(v) : v;
-  }
   const body = {
-    players: Number(f.players.value), seat: Number(f.seat.value), flags,
+    players: Number(f.players.value), seat: Number(f.seat.value),
     opponents: [...document.querySelectorAll(".opponent")].map((s) => s.value),
   };
-  if (f.preset.value) body.preset = f.preset.value;
+  if (f.game.value !== "pasur") body.game = f.game.value;
+  if (f.game.value === "pasur") {
+    body.flags = {};
+    for (const el of $("flags").querySelectorAll("input, select")) {
+      const v = el.value;
+      body.flags[el.name] = v === "true" ? true : v === "false" ? false : el.type === "number" ? Number(v) : v;
+    }
+    if (f.preset.value) body.preset = f.preset.value;
+  }
   if (f.seed.value !== "") body.seed = Number(f.seed.value);
   return body;
 }
@@ -81,61 +114,132 @@ async function start(event) {
     history.replaceState(null, "", `?game=${gameId}`);
     show("game");
     $("log").innerHTML = "";
-    render(res.view);
+    const other = window.TABLES[res.view.game];
+    if (other && other.start) return other.start(res);
+    await render(res.view);
   } catch (e) { alert(`The game could not start: ${e.message}`); }
 }
 
-// ---- the game -------------------------------------------------------------------------
+// ---- words ------------------------------------------------------------------------------
 function show(which) {
   for (const id of ["setup", "game", "replay"]) $(id).hidden = id !== which;
 }
 
 function seatName(v, s) {
-  const seat = v.seats[s];
   if (s === v.seat) return "You";
-  const partner = v.players === 4 && s % 2 === v.seat % 2 ? ", your partner" : "";
-  return `player_${s} (${seat.name}${partner})`;
+  const seat = v.seats[s];
+  return `${seat.name} (${seat.relation || "opponent"})`;
+}
+
+function sideName(v, side) {
+  const s = (v.sides || []).find((x) => x.side === side);
+  return s ? s.label : `side ${side}`;
 }
 
 function describe(v, e) {
-  if (e.kind === "round") return `Round ${e.round} over: ${e.sheet.map((s) => `side ${s.side} ${s.total}`).join(", ")}`;
+  if (e.kind === "round") {
+    const left = e.leftover && e.leftover.length
+      ? (e.leftover_to === null || e.leftover_to === undefined ? ` ${cards(e.leftover)} left uncounted.`
+        : ` ${cards(e.leftover)} left on the table go to ${e.leftover_to === v.seat ? "you" : seatName(v, e.leftover_to)} (last capture).`)
+      : "";
+    const totals = e.sheet.map((s) => `${sideName(v, s.side)} +${s.total}`).join(", ");
+    return `Round ${e.round} over.${left} ${totals}.${winnerText(v, e)}`;
+  }
   const you = e.seat === v.seat;
-  const what = e.taken.length ? `${you ? "take" : "takes"} ${e.taken.map(pretty).join(" ")}`
+  const what = e.taken.length ? `${you ? "take" : "takes"} ${cards(e.taken)}`
     : `${you ? "lay" : "lays"} it on the table`;
   return `${seatName(v, e.seat)} ${you ? "play" : "plays"} ${pretty(e.card)} and ${what}`;
 }
 
-function render(v) {
+function winnerText(v, e) {
+  if (e.winner_side === undefined) return "";
+  if (e.winner_side < 0) return " The game ends in a tie.";
+  const side = (v.sides || []).find((x) => x.side === e.winner_side);
+  if (!side) return ` Side ${e.winner_side} wins the game.`;
+  return side.mine ? (v.players === 4 ? " Your team wins the game!" : " You win the game!")
+    : ` ${side.label === "their team" ? "Their team wins" : `${side.label} wins`} the game.`;
+}
+
+function logItem(v, e) {
+  const li = document.createElement("li");
+  li.className = e.kind;
+  const tag = document.createElement("b");
+  tag.className = "label";
+  tag.textContent = e.label || "";
+  li.append(tag, " ", describe(v, e));
+  if (e.kind === "move" && e.sur) {
+    const b = document.createElement("span");
+    b.className = "sur";
+    b.textContent = " SUR!";
+    li.append(b);
+  }
+  return li;
+}
+
+// ---- the table ------------------------------------------------------------------------------
+let skipAll = false; // the person asked to see the table now
+
+function wait(ms) {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    skipping = () => { clearTimeout(t); resolve(); };
+  });
+}
+
+async function animate(v) {
+  // each event in turn: the table after it and a line saying what happened
+  const pace = Number($("pace").value);
+  const events = (v.events || []).filter((e) => e.svg);
+  if (!pace || !events.length) return;
+  skipAll = false;
+  $("banner").hidden = false;
+  for (const e of events) {
+    $("board").innerHTML = e.svg;
+    $("banner-text").textContent = `${e.label || ""}  ${describe(v, e)}${e.sur ? "  SUR!" : ""}`;
+    await wait(e.seat === v.seat && e.kind === "move" ? pace / 2 : pace);
+    if (skipAll) break;
+  }
+  skipping = null;
+  $("banner").hidden = true;
+}
+
+function skip() {
+  skipAll = true;
+  if (skipping) skipping();
+}
+
+async function render(v) {
+  const other = window.TABLES[v.game];
+  if (other && v.game !== "pasur") return other.render(v, gameId);
+  setBusy(true);
+  try {
+    await animate(v);
+    draw(v);
+  } finally { setBusy(false); }
+}
+
+function draw(v) {
   view = v;
   picking = null;
   $("capture").hidden = true;
   $("board").innerHTML = v.svg;
-  const scores = v.seats.filter((s, i, a) => a.findIndex((t) => t.side === s.side) === i)
-    .map((s) => `side ${s.side}: ${s.score}`).join(" · ");
-  const turn = v.phase === "over" ? "Game over." : v.phase === "round_over" ? "Round over."
-    : v.to_move === v.seat ? "Your turn: click a highlighted card." : `player_${v.to_move} to move.`;
-  $("status").textContent = `${turn}  Scores (to ${v.target}): ${scores}`;
+  const scores = (v.sides || []).map((s) => `<span class="${s.mine ? "mine" : "theirs"}">${s.label}: ${s.score}</span>`).join(" · ");
+  $("scores").innerHTML = `${scores} <span class="target">(to ${v.target})</span>`;
+  const end = v.log.length ? v.log[v.log.length - 1] : null;
+  const turn = v.phase === "over" ? `Game over.${end ? winnerText(v, end) : ""}`
+    : v.phase === "round_over" ? "Round over: see the summary."
+      : myTurn(v) ? "Your turn: click a highlighted card." : `${seatName(v, v.to_move)} to move.`;
+  $("status").textContent = turn;
   const log = $("log");
   log.innerHTML = "";
-  for (const e of v.log) {
-    const li = document.createElement("li");
-    li.className = e.kind;
-    li.textContent = describe(v, e);
-    if (e.kind === "move" && e.sur) {
-      const b = document.createElement("span");
-      b.className = "sur";
-      b.textContent = "  SUR!";
-      li.append(b);
-    }
-    log.append(li);
-  }
+  for (const e of v.log) log.append(logItem(v, e));
   log.scrollTop = log.scrollHeight;
   for (const g of $("board").querySelectorAll("g.card")) {
     const c = code(Number(g.dataset.card));
     if (g.classList.contains("hand") && v.legal[c]) g.classList.add("legal");
     g.addEventListener("click", () => clickCard(g, c));
   }
-  $("hint").disabled = !(v.phase === "play" && v.to_move === v.seat);
+  $("hint").disabled = !myTurn(v);
   $("download").hidden = v.phase !== "over";
   $("replay-this").hidden = v.phase !== "over";
   if (v.phase === "over") $("download").href = `/api/games/${gameId}/record`;
@@ -143,10 +247,11 @@ function render(v) {
 }
 
 function clickCard(g, c) {
+  if (busy) return;
   const v = view;
   if (g.classList.contains("table")) return clickTable(g, c);
   if (!g.classList.contains("hand")) return;
-  if (v.phase !== "play" || v.to_move !== v.seat) return say("Refused: it is not your turn.");
+  if (!myTurn(v)) return say("Refused: it is not your turn.");
   if (!v.legal[c]) return say(`Refused: ${pretty(c)} cannot be played now.`);
   say("");
   const options = v.legal[c];
@@ -182,6 +287,7 @@ function clickTable(g, c) {
 }
 
 function takeSelected() {
+  if (busy || !picking) return;
   const chosen = [...picking.chosen].sort();
   const match = picking.options.find((o) => o.length === chosen.length && [...o].sort().every((x, i) => x === chosen[i]));
   if (!match) {
@@ -190,60 +296,111 @@ function takeSelected() {
   send(picking.card, match);
 }
 
-async function send(card, take) {
+async function request(method, path, body) {
+  // one request at a time; the answer's events are animated before input comes back
+  if (busy) return;
+  setBusy(true);
+  let next = null;
   try {
-    $("hint-text").textContent = "";
-    render(await api("POST", `/api/games/${gameId}/move`, { card, take }));
+    next = await api(method, path, body);
     say("");
-  } catch (e) { say(`Refused: ${e.message}`); }
+  } catch (e) {
+    if (e.status === 409) {  // made against an older state: show the current one
+      say(`Refused: ${e.message} The table below is the current one.`);
+      try { next = await api("GET", `/api/games/${gameId}`); } catch (e2) { say(e2.message); }
+    } else if (e.status === 424) {
+      say(`An agent failed, your move was undone: ${e.message}`);
+    } else say(`Refused: ${e.message}`);
+  } finally { setBusy(false); }
+  if (next) await render(next);
+}
+
+function send(card, take) {
+  $("hint-text").textContent = "";
+  const body = { card, take };
+  if (view && view.version !== undefined) body.version = view.version;
+  return request("POST", `/api/games/${gameId}/move`, body);
 }
 
 function showSheet(v) {
   const rows = [["Clubs (count)", "clubs"], ["Club points", "club_points"], ["10♦", "ten_diamonds"],
     ["2♣", "two_clubs"], ["Aces", "aces"], ["Jacks", "jacks"], ["Surs made", "surs"],
     ["Sur points", "sur_points"], ["Cards captured", "cards"], ["Round total", "total"]];
-  const sides = v.sheet.map((s) => `side ${s.side} (${s.seats.map((p) => p === v.seat ? "you" : `player_${p}`).join(" + ")})`);
-  let html = `<tr><th></th>${sides.map((s) => `<th>${s}</th>`).join("")}</tr>`;
+  const head = v.sheet.map((s) => `${sideName(v, s.side)}${v.players === 4 ? ` (${s.seats.map((p) => p === v.seat ? "you" : v.seats[p].name).join(" + ")})` : ""}`);
+  let html = `<tr><th></th>${head.map((s) => `<th>${s}</th>`).join("")}</tr>`;
   for (const [label, key] of rows) html += `<tr><td>${label}</td>${v.sheet.map((s) => `<td>${s[key]}</td>`).join("")}</tr>`;
-  html += `<tr><td>Game score</td>${v.sheet.map((s) => `<td>${v.seats.find((x) => x.side === s.side).score}</td>`).join("")}</tr>`;
+  html += `<tr class="total"><td>Game score</td>${v.sheet.map((s) => `<td>${v.sides.find((x) => x.side === s.side).score}</td>`).join("")}</tr>`;
   $("summary-table").innerHTML = html;
-  $("summary-title").textContent = v.phase === "over" ? "Game over" : "Round over";
-  $("summary-continue").textContent = v.phase === "over" ? "Close" : "Next round";
+  const end = [...v.log].reverse().find((e) => e.kind === "round");
+  const over = v.phase === "over";
+  $("summary-title").textContent = over ? "Game over" : `Round ${end ? end.round : ""} over`;
+  $("summary-winner").textContent = over && end ? winnerText(v, end).trim() : "";
+  $("summary-leftover").textContent = end ? describe(v, end).split(".").slice(1, 2).join("").trim() : "";
+  $("summary-continue").textContent = over ? "Close" : "Next round";
   if (!$("summary").open) $("summary").showModal();
 }
 
 async function closeSheet() {
   $("summary").close();
-  if (view && view.phase === "round_over") {
-    try { render(await api("POST", `/api/games/${gameId}/continue`)); } catch (e) { say(e.message); }
-  }
+  if (view && view.phase === "round_over") await request("POST", `/api/games/${gameId}/continue`);
 }
 
 async function hint() {
+  if (busy) return;
+  setBusy(true);
   try {
     const h = await api("POST", `/api/games/${gameId}/hint`);
     $("hint-text").textContent = `${h.agent} would play ${pretty(h.card)}` +
       (h.take.length ? ` taking ${h.take.map(pretty).join(" + ")}` : "");
-  } catch (e) { say(e.message); }
+    const mark = (sel, c) => { const g = $("board").querySelector(`${sel}[data-card='${SUITS.length * RANKS.indexOf(c.slice(0, -1)) + SUITS.indexOf(c.slice(-1))}']`); if (g) g.classList.add("hinted"); };
+    mark("g.card.hand", h.card);
+    for (const c of h.take) mark("g.card.table", c);
+  } catch (e) { say(e.message); } finally { setBusy(false); }
 }
 
 // ---- replays --------------------------------------------------------------------------
-async function loadReplay(record) {
-  $("replay-message").textContent = "";
-  try {
-    const res = await api("POST", "/api/replay", record);
-    frames = res.frames;
-    $("replay-slider").max = frames.length - 1;
-    step(0);
-  } catch (e) { frames = []; $("replay-board").innerHTML = ""; $("replay-message").textContent = `Refused: ${e.message}`; }
+async function fetchFrames(k) {
+  // the frames around k, a page at a time (all at once from a server that does not page)
+  const start = Math.floor(k / PAGE) * PAGE;
+  const res = await api("POST", `/api/replay?start=${start}&count=${PAGE}`, replay.record);
+  const first = res.start !== undefined ? res.start : (res.frames.length > PAGE ? 0 : start);
+  res.frames.forEach((f, i) => { replay.frames[first + i] = f; });
+  replay.total = res.total !== undefined ? res.total : Math.max(replay.total, first + res.frames.length);
+  return res;
 }
 
-function step(k) {
-  if (!frames.length) return;
-  k = Math.max(0, Math.min(frames.length - 1, k));
+async function loadReplay(record) {
+  $("replay-message").textContent = "";
+  Object.assign(replay, { record, frames: [], total: 0, at: 0 });
+  try {
+    await fetchFrames(0);
+    $("replay-slider").max = replay.total - 1;
+    await step(0);
+  } catch (e) {
+    replay.record = null;
+    $("replay-board").innerHTML = "";
+    $("replay-caption").textContent = "";
+    $("replay-message").textContent = `Refused: ${e.message}`;
+  }
+}
+
+function caption(text) {
+  // "move 3: player_1 PLAY 7H" in words, the cards with their suits
+  return text.replace(/\b(10|[2-9AJQK])([CDHS])\b/g, (m) => pretty(m))
+    .replace(/\bPLAY\b/g, "plays").replace(/\bTAKE\b/g, "takes");
+}
+
+async function step(k) {
+  if (!replay.record || !replay.total) return;
+  k = Math.max(0, Math.min(replay.total - 1, k));
+  if (!replay.frames[k]) {
+    try { await fetchFrames(k); } catch (e) { $("replay-message").textContent = `Refused: ${e.message}`; return; }
+  }
+  replay.at = k;
   $("replay-slider").value = k;
-  $("replay-board").innerHTML = frames[k].svg;
-  $("replay-step").textContent = `${k} / ${frames.length - 1}: ${frames[k].caption}`;
+  $("replay-board").innerHTML = replay.frames[k].svg;
+  $("replay-step").textContent = `${k} / ${replay.total - 1}`;
+  $("replay-caption").textContent = caption(replay.frames[k].caption);
 }
 
 async function replayThis() {
@@ -252,21 +409,34 @@ async function replayThis() {
   loadReplay(await res.json());
 }
 
+function keys(e) {
+  if (!$("replay").hidden) {
+    if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+    const to = { ArrowLeft: replay.at - 1, ArrowRight: replay.at + 1, Home: 0, End: replay.total - 1 }[e.key];
+    if (to !== undefined) { e.preventDefault(); step(to); }
+  } else if (e.key === "Escape" && skipping) skip();
+}
+
 // ---- wiring -----------------------------------------------------------------------------
 async function init() {
   setup = await api("GET", "/api/setup");
   for (const p of setup.presets) if (p !== "classic") $("preset").add(new Option(p, p));
+  const pace = localStorage.getItem("pace");
+  if (pace !== null) $("pace").value = pace;
   fillSeats();
-  $("players").addEventListener("change", fillSeats);
-  $("seat").addEventListener("change", fillSeats);
+  for (const id of ["players", "seat", "game-kind"]) $(id).addEventListener("change", fillSeats);
   $("setup-form").addEventListener("submit", start);
   $("capture-take").addEventListener("click", takeSelected);
-  $("capture-cancel").addEventListener("click", () => render(view));
+  $("capture-cancel").addEventListener("click", () => { if (!busy) draw(view); });
   $("summary-continue").addEventListener("click", closeSheet);
   $("hint").addEventListener("click", hint);
+  $("skip").addEventListener("click", skip);
+  $("stage").addEventListener("click", () => { if (skipping) skip(); });
+  $("pace").addEventListener("change", (e) => localStorage.setItem("pace", e.target.value));
   $("replay-this").addEventListener("click", replayThis);
   $("nav-new").addEventListener("click", () => show("setup"));
   $("nav-replay").addEventListener("click", () => show("replay"));
+  document.addEventListener("keydown", keys);
   $("record-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (!file) return;
@@ -274,12 +444,12 @@ async function init() {
   });
   $("replay-slider").addEventListener("input", (e) => step(Number(e.target.value)));
   $("replay-first").addEventListener("click", () => step(0));
-  $("replay-prev").addEventListener("click", () => step(Number($("replay-slider").value) - 1));
-  $("replay-next").addEventListener("click", () => step(Number($("replay-slider").value) + 1));
-  $("replay-last").addEventListener("click", () => step(frames.length - 1));
+  $("replay-prev").addEventListener("click", () => step(replay.at - 1));
+  $("replay-next").addEventListener("click", () => step(replay.at + 1));
+  $("replay-last").addEventListener("click", () => step(replay.total - 1));
   const resume = new URLSearchParams(location.search).get("game");
   if (resume) {  // a game started elsewhere (or before a reload): carry on with it
-    try { gameId = resume; show("game"); render(await api("GET", `/api/games/${gameId}`)); }
+    try { gameId = resume; show("game"); await render(await api("GET", `/api/games/${gameId}`)); }
     catch (e) { show("setup"); alert(`That game is gone: ${e.message}`); }
   }
 }
