@@ -258,8 +258,9 @@ def test_ppo_at_a_4_player_table_is_refused_and_nothing_freezes(server, page) ->
             if page.is_visible("#capture"):
                 page.locator("#capture-options .option").first.click()
             ready(page)
-            assert "ppo" in page.inner_text("#message")
-        assert httpx.get(f"{server}/api/games/{gid}").status_code == 200
+            assert "ppo" in page.inner_text("#message") and "undone" in page.inner_text("#message")
+        view = httpx.get(f"{server}/api/games/{gid}").json()  # not frozen: still your turn
+        assert view["to_move"] == view["seat"] and view["legal"]
     else:  # refused at the start, naming the agent
         assert r.status_code in (400, 422) and "ppo" in r.text
     gid = httpx.post(f"{server}/api/games", json={  # the server goes on

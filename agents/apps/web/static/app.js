@@ -55,14 +55,18 @@ const myTurn = (v) => !!v && v.phase === "play" && v.to_move === v.seat;
 
 // ---- the start form -----------------------------------------------------------------
 function offered(game, players) {
-  // the agents that can play this table (the server says; older servers list them all)
-  const o = setup.offered || {};
-  return (o[game] && o[game][players]) || o[players] || (game === "pasur" ? setup.agents : []) || [];
+  // the agents that can play this table (the server says, per game and table size)
+  const g = setup.games && setup.games[game];
+  if (g && g.offered) return g.offered[players] || [];
+  return game === "pasur" ? (setup.offered && setup.offered[players]) || setup.agents : [];
 }
 
 function fillSeats() {
-  const players = Number($("players").value);
   const game = $("game-kind").value;
+  const sizes = setup.games && setup.games[game] ? setup.games[game].players.map(Number) : [2, 3, 4];
+  for (const o of $("players").options) o.disabled = !sizes.includes(Number(o.value));
+  if (!sizes.includes(Number($("players").value))) $("players").value = String(sizes[0]);
+  const players = Number($("players").value);
   const seat = $("seat");
   const keep = Math.min(Number(seat.value || 0), players - 1);
   seat.innerHTML = "";
@@ -342,7 +346,9 @@ function showSheet(v) {
 
 async function closeSheet() {
   $("summary").close();
-  if (view && view.phase === "round_over") await request("POST", `/api/games/${gameId}/continue`);
+  if (view && view.phase === "round_over") {
+    await request("POST", `/api/games/${gameId}/continue`, view.version !== undefined ? { version: view.version } : undefined);
+  }
 }
 
 async function hint() {
@@ -366,12 +372,13 @@ async function fetchFrames(k) {
   const first = res.start !== undefined ? res.start : (res.frames.length > PAGE ? 0 : start);
   res.frames.forEach((f, i) => { replay.frames[first + i] = f; });
   replay.total = res.total !== undefined ? res.total : Math.max(replay.total, first + res.frames.length);
+  if (res.players) replay.players = res.players;
   return res;
 }
 
 async function loadReplay(record) {
   $("replay-message").textContent = "";
-  Object.assign(replay, { record, frames: [], total: 0, at: 0 });
+  Object.assign(replay, { record, frames: [], total: 0, at: 0, players: null });
   try {
     await fetchFrames(0);
     $("replay-slider").max = replay.total - 1;
@@ -385,8 +392,10 @@ async function loadReplay(record) {
 }
 
 function caption(text) {
-  // "move 3: player_1 PLAY 7H" in words, the cards with their suits
+  // "move 3: player_1 PLAY 7H" in words: the seat's name, the cards with their suits
+  const names = replay.players || [];
   return text.replace(/\b(10|[2-9AJQK])([CDHS])\b/g, (m) => pretty(m))
+    .replace(/\bplayer_(\d)\b/g, (m, s) => (names[s] ? `${names[s]} (${m})` : m))
     .replace(/\bPLAY\b/g, "plays").replace(/\bTAKE\b/g, "takes");
 }
 
@@ -421,6 +430,11 @@ function keys(e) {
 async function init() {
   setup = await api("GET", "/api/setup");
   for (const p of setup.presets) if (p !== "classic") $("preset").add(new Option(p, p));
+  for (const o of $("game-kind").options) {  // the games this server has tables for
+    const g = setup.games && setup.games[o.value];
+    if (setup.games && !g) o.disabled = true;
+    if (g && g.title) o.textContent = g.title;
+  }
   const pace = localStorage.getItem("pace");
   if (pace !== null) $("pace").value = pace;
   fillSeats();
