@@ -56,7 +56,8 @@ def server():
 def page():
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page(viewport={"width": 1100, "height": 1000})
+        # the page's Content-Security-Policy forbids eval; Playwright's waits use it
+        pg = browser.new_page(viewport={"width": 1100, "height": 1000}, bypass_csp=True)
         yield pg
         browser.close()
 
@@ -234,7 +235,7 @@ def test_the_page_at_390_px(server, page, shots) -> None:
     gid = httpx.post(f"{server}/api/games", json={
         "players": 4, "opponents": ["greedy", "greedy", "greedy"], "seed": 9}).json()["id"]
     pg = page.context.browser.new_page(viewport={"width": 390, "height": 844},
-                                       device_scale_factor=2)
+                                       device_scale_factor=2, bypass_csp=True)
     open_game(pg, server, gid)
     width = pg.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
     assert 300 <= width <= 390  # the drawing fits the screen...

@@ -120,8 +120,9 @@ def test_events_and_the_round_end_leftover(client, players) -> None:
     seqs = [e["seq"] for e in view["events"]]
     while view["phase"] == "play":
         card, options = next(iter(view["legal"].items()))
-        view = client.post(f"/api/games/{gid}/move",
-                           json={"card": card, "take": options[0] if options else []}).json()
+        body = {"card": card, "take": options[0] if options else []}
+        body.update({"version": view["version"]} if "version" in view else {})
+        view = client.post(f"/api/games/{gid}/move", json=body).json()
         assert view["events"][0]["seat"] == view["seat"]  # the person's move, then the agents'
         seqs += [e["seq"] for e in view["events"]]
     assert seqs == list(range(1, len(seqs) + 1)) == [e["seq"] for e in view["log"]]
