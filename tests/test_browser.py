@@ -110,6 +110,7 @@ def test_the_start_form_starts_a_game(server, page, shots) -> None:
     page.goto(server)
     page.evaluate("localStorage.setItem('pace', '0')")
     page.goto(server)
+    page.wait_for_selector("#start:enabled", timeout=60_000)  # the form has what to offer
     assert page.locator("#game-kind option").count() == 2  # Pasur, Persian Rummy
     page.select_option("#players", "3")
     assert page.locator(".opponent").count() == 2

@@ -438,6 +438,7 @@ async function init() {
   const pace = localStorage.getItem("pace");
   if (pace !== null) $("pace").value = pace;
   fillSeats();
+  $("start").disabled = false;  // the form is ready
   for (const id of ["players", "seat", "game-kind"]) $(id).addEventListener("change", fillSeats);
   $("setup-form").addEventListener("submit", start);
   $("capture-take").addEventListener("click", takeSelected);
