@@ -204,7 +204,8 @@ def test_a_4_player_round_by_clicking(server, page, shots) -> None:
     click_until(page, "document.querySelectorAll('#log li.move').length >= 8")
     page.screenshot(path=str(shots / "web_4p.png"), full_page=True)
     click_until(page, "document.querySelector('#summary').open")
-    assert "your team" in page.inner_text("#summary") and "their team" in page.inner_text("#summary")
+    summary = page.inner_text("#summary")
+    assert "your team" in summary and "their team" in summary
     assert moves_of(server, gid, 0) == 12  # a round: twelve cards each
     page.click("#summary-continue")
     ready(page)

@@ -113,8 +113,8 @@ def test_round_summary_adds_up(client) -> None:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_events_and_the_round_end_leftover(client, players) -> None:
-    """Each view sends the moves since the last one, numbered by round and move (never
-    renumbered); a round's end says which cards were left and which seat took them."""
+    """Each view holds the moves since the person's last one, numbered by round and move
+    (never renumbered); a round's end says which cards were left and which seat took them."""
     opps = ["greedy", "random", "heuristic"][: players - 1]
     gid, view = new_game(client, players=players, opponents=opps, flags={"target_score": 300})
     seqs = [e["seq"] for e in view["events"]]
@@ -130,7 +130,7 @@ def test_events_and_the_round_end_leftover(client, players) -> None:
     assert [e["label"] for e in moves] == [f"R1·{k}" for k in range(1, 49)]
     end = view["log"][-1]
     assert end["kind"] == "round" and end["label"] == "R1·end" and view["phase"] == "round_over"
-    assert client.get(f"/api/games/{gid}").json()["events"] == []  # already sent
+    assert client.get(f"/api/games/{gid}").json() == view  # a view reads the same until a move
     rec = client.app_state.store.get(gid).record.to_json()
     info = replay(rec).infos[-1]  # the step that ended the round
     assert info.round_end[0] and end["leftover"]

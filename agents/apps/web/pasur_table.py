@@ -84,8 +84,7 @@ class PasurTable(TableGame):
         self.events: list[Event] = []
         self.sheet: list[dict[str, Any]] | None = None  # the round's score sheet, while paused
         self.rounds = 0
-        self.seen = 0  # the events the page has been sent
-        self.pictures: dict[int, str] = {}  # the table after each event not sent yet
+        self.pictures: dict[int, str] = {}  # the table after each of the latest events
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.advance()
@@ -268,14 +267,26 @@ class PasurTable(TableGame):
         return to_svg(table_scene(self.engine, 0, viewer=self.human, names=self.names,
                                   marks=marks, last=self._last_move()))
 
+    def _news(self) -> int:
+        """Where the events the page has not shown yet begin: at the person's last move, or
+        after the last round the person closed (a function of the state, so a view reads
+        the same until the next move, and a reload shows the last moves again)."""
+        n = len(self.events)
+        for k in range(n - 1, -1, -1):
+            e = self.events[k]
+            if e.kind == "move" and e.data["seat"] == self.human:
+                return k
+            if e.kind == "round" and (k < n - 1 or not (self.paused or self.over)):
+                return k + 1
+        return 0
+
     def _new_events(self) -> list[dict[str, Any]]:
-        """The events since the person's last request, each with the table after it (the
-        page animates them in turn); the pictures are sent once, then dropped."""
-        seen, self.seen = self.seen, len(self.events)
-        out = [{"kind": e.kind, **e.data, "svg": self.pictures.get(e.data["seq"])}
-               for e in self.events[seen:]]
-        self.pictures = {}
-        return out
+        """The events since the person's last move, each with the table after it (the
+        page animates them in turn); older pictures are dropped."""
+        start = self._news()
+        self.pictures = {k: v for k, v in self.pictures.items() if k > start}
+        return [{"kind": e.kind, **e.data, "svg": self.pictures.get(e.data["seq"])}
+                for e in self.events[start:]]
 
     def view(self) -> dict[str, Any]:
         """Everything the person's seat may know, and the table drawn for it (SVG)."""
