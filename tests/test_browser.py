@@ -166,6 +166,7 @@ def test_a_whole_2_player_game_by_clicking(server, page, shots) -> None:
     gid = httpx.post(f"{server}/api/games", json={
         "opponents": ["greedy"], "seed": 11, "flags": {"target_score": 30}}).json()["id"]
     open_game(page, server, gid)
+    click_until(page, "document.querySelectorAll('#log li.move').length >= 9")
     page.screenshot(path=str(shots / "web_2p.png"), full_page=True)
     click_until(page, "document.querySelector('#status').textContent.startsWith('Game over')")
     status = page.inner_text("#status")
@@ -211,14 +212,15 @@ def test_a_4_player_round_by_clicking(server, page, shots) -> None:
     ready(page)
 
 
-def test_a_double_click_plays_one_card(server, page) -> None:
+def test_a_double_click_plays_one_card(server, page, shots) -> None:
     import httpx
 
     gid = httpx.post(f"{server}/api/games", json={"opponents": ["greedy"], "deck": DECK,
                                                   "dealer": 1, "seed": 2}).json()["id"]
     open_game(page, server, gid, pace="400")
     page.dblclick("#board g.card.hand[data-card='46']")  # QH: laid, one click plays it
-    page.wait_for_selector("#banner:not([hidden])")  # the moves are paced...
+    page.wait_for_selector("#banner:not(.idle)")  # the moves are paced...
+    page.screenshot(path=str(shots / "web_paced.png"), full_page=True)
     ready(page)  # ...then input comes back
     assert moves_of(server, gid, 0) == 1
     # two clicks from a script, in one task: the second finds the page busy

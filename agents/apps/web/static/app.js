@@ -144,7 +144,7 @@ function describe(v, e) {
   if (e.kind === "round") {
     const left = e.leftover && e.leftover.length
       ? (e.leftover_to === null || e.leftover_to === undefined ? ` ${cards(e.leftover)} left uncounted.`
-        : ` ${cards(e.leftover)} left on the table go to ${e.leftover_to === v.seat ? "you" : seatName(v, e.leftover_to)} (last capture).`)
+        : ` ${cards(e.leftover)} left on the table ${e.leftover.length === 1 ? "goes" : "go"} to ${e.leftover_to === v.seat ? "you" : seatName(v, e.leftover_to)} (last capture).`)
       : "";
     const totals = e.sheet.map((s) => `${sideName(v, s.side)} +${s.total}`).join(", ");
     return `Round ${e.round} over.${left} ${totals}.${winnerText(v, e)}`;
@@ -196,7 +196,8 @@ async function animate(v) {
   const events = (v.events || []).filter((e) => e.svg);
   if (!pace || !events.length) return;
   skipAll = false;
-  $("banner").hidden = false;
+  $("banner").classList.remove("idle");
+  $("status").textContent = "The moves since yours, one by one (Skip or Esc: the table now).";
   for (const e of events) {
     $("board").innerHTML = e.svg;
     $("banner-text").textContent = `${e.label || ""}  ${describe(v, e)}${e.sur ? "  SUR!" : ""}`;
@@ -204,7 +205,7 @@ async function animate(v) {
     if (skipAll) break;
   }
   skipping = null;
-  $("banner").hidden = true;
+  $("banner").classList.add("idle");
 }
 
 function skip() {
