@@ -111,7 +111,7 @@ def test_the_start_form_starts_a_game(server, page, shots) -> None:
     page.evaluate("localStorage.setItem('pace', '0')")
     page.goto(server)
     page.wait_for_selector("#start:enabled", timeout=60_000)  # the form has what to offer
-    assert page.locator("#game-kind option").count() == 2  # Pasur, Persian Rummy
+    assert page.locator("#game-choice option").count() == 2  # Pasur, Persian Rummy
     page.select_option("#players", "3")
     assert page.locator(".opponent").count() == 2
     page.select_option("#players", "4")
@@ -135,6 +135,10 @@ def test_a_round_by_clicking(server, page, shots) -> None:
     gid = httpx.post(f"{server}/api/games", json={"opponents": ["greedy"], "deck": DECK,
                                                   "dealer": 1, "seed": 2}).json()["id"]
     open_game(page, server, gid)
+    page.click("#hint")  # the hint, on the board: the card and what it takes glow
+    page.wait_for_selector("#board g.card.hand.hinted", timeout=60_000)
+    assert "would play" in page.inner_text("#hint-text")
+    ready(page)
     card = "#board g.card.hand[data-card='26']"  # 7H = 4 * 6 + 2
     page.click(card)
     assert page.is_visible("#capture") and page.locator("#capture-options .option").count() == 2

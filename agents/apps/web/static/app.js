@@ -11,9 +11,8 @@ const code = (id) => RANKS[id >> 2] + SUITS[id & 3];
 const pretty = (c) => c.slice(0, -1) + SYMBOL[c.slice(-1)];
 const cards = (cs) => cs.map(pretty).join(" ");
 const $ = (id) => document.getElementById(id);
-// Each game's page; the Pasur page is below, another game registers itself here
-// (`TABLES.persian_rummy = {render(view, game), start(res)}`) from its own script.
-window.TABLES = window.TABLES || {};
+// The Pasur page is below; Persian Rummy's (rummy.js) sets `window.Rummy` with
+// `start(form)` and `open(gameId, view)`, and draws its table in #rummy-table.
 
 let setup = null;    // /api/setup
 let gameId = null;   // the live game
@@ -57,12 +56,12 @@ const myTurn = (v) => !!v && v.phase === "play" && v.to_move === v.seat;
 function offered(game, players) {
   // the agents that can play this table (the server says, per game and table size)
   const g = setup.games && setup.games[game];
-  if (g && g.offered) return g.offered[players] || [];
+  if (g && (g.offered || g.agents)) return (g.offered && g.offered[players]) || g.agents || [];
   return game === "pasur" ? (setup.offered && setup.offered[players]) || setup.agents : [];
 }
 
 function fillSeats() {
-  const game = $("game-kind").value;
+  const game = $("game-choice").value;
   const sizes = setup.games && setup.games[game] ? setup.games[game].players.map(Number) : [2, 3, 4];
   for (const o of $("players").options) o.disabled = !sizes.includes(Number(o.value));
   if (!sizes.includes(Number($("players").value))) $("players").value = String(sizes[0]);
@@ -113,20 +112,25 @@ function formBody() {
 async function start(event) {
   event.preventDefault();
   try {
-    const res = await api("POST", "/api/games", formBody());
+    const body = formBody();
+    if (body.game === "persian_rummy") {  // rummy.js draws that table
+      if (!window.Rummy) throw new Error("this page has no Persian Rummy table");
+      const form = { seat: body.seat, opponents: body.opponents, players: body.players };
+      if (body.seed !== undefined) form.seed = body.seed;
+      return await window.Rummy.start(form);
+    }
+    const res = await api("POST", "/api/games", body);
     gameId = res.id;
     history.replaceState(null, "", `?game=${gameId}`);
     show("game");
     $("log").innerHTML = "";
-    const other = window.TABLES[res.view.game];
-    if (other && other.start) return other.start(res);
     await render(res.view);
   } catch (e) { alert(`The game could not start: ${e.message}`); }
 }
 
 // ---- words ------------------------------------------------------------------------------
 function show(which) {
-  for (const id of ["setup", "game", "replay"]) $(id).hidden = id !== which;
+  for (const id of ["setup", "game", "replay", "rummy-table"]) if ($(id)) $(id).hidden = id !== which;
 }
 
 function seatName(v, s) {
@@ -214,8 +218,6 @@ function skip() {
 }
 
 async function render(v) {
-  const other = window.TABLES[v.game];
-  if (other && v.game !== "pasur") return other.render(v, gameId);
   setBusy(true);
   try {
     await animate(v);
@@ -431,7 +433,7 @@ function keys(e) {
 async function init() {
   setup = await api("GET", "/api/setup");
   for (const p of setup.presets) if (p !== "classic") $("preset").add(new Option(p, p));
-  for (const o of $("game-kind").options) {  // the games this server has tables for
+  for (const o of $("game-choice").options) {  // the games this server has tables for
     const g = setup.games && setup.games[o.value];
     if (setup.games && !g) o.disabled = true;
     if (g && g.title) o.textContent = g.title;
@@ -440,7 +442,7 @@ async function init() {
   if (pace !== null) $("pace").value = pace;
   fillSeats();
   $("start").disabled = false;  // the form is ready
-  for (const id of ["players", "seat", "game-kind"]) $(id).addEventListener("change", fillSeats);
+  for (const id of ["players", "seat", "game-choice"]) $(id).addEventListener("change", fillSeats);
   $("setup-form").addEventListener("submit", start);
   $("capture-take").addEventListener("click", takeSelected);
   $("capture-cancel").addEventListener("click", () => { if (!busy) draw(view); });
@@ -465,8 +467,12 @@ async function init() {
   $("replay-last").addEventListener("click", () => step(replay.total - 1));
   const resume = new URLSearchParams(location.search).get("game");
   if (resume) {  // a game started elsewhere (or before a reload): carry on with it
-    try { gameId = resume; show("game"); await render(await api("GET", `/api/games/${gameId}`)); }
-    catch (e) { show("setup"); alert(`That game is gone: ${e.message}`); }
+    try {
+      gameId = resume;
+      const v = await api("GET", `/api/games/${gameId}`);
+      if (v.game === "persian_rummy" && window.Rummy) window.Rummy.open(gameId, v);
+      else { show("game"); await render(v); }
+    } catch (e) { show("setup"); alert(`That game is gone: ${e.message}`); }
   }
 }
 
