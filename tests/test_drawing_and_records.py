@@ -10,7 +10,7 @@ import pytest
 from pasur_env import Engine, PasurSingleAgentEnv, pasur_v0
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of
-from pasur_env.pasur.drawing import table_scene, to_rgb, to_svg
+from pasur_env.pasur.drawing import LastMove, places, table_scene, to_rgb, to_svg
 from pasur_env.pasur.record import GameRecord, replay
 from pasur_env.pasur.score_sheet import round_sheet
 
@@ -24,6 +24,22 @@ def test_svg_shows_only_what_the_viewer_sees() -> None:
     assert shown == visible  # other hands and the stock: card backs, no ids
     everything = to_svg(table_scene(eng, 0, reveal=True))
     assert {int(c) for c in re.findall(r'data-card="(\d+)"', everything)} >= set(eng.hand(0, 0))
+
+
+def test_seats_sit_around_the_table_and_the_last_move_is_drawn() -> None:
+    assert places(4, 1) == {1: "bottom", 2: "left", 3: "top", 0: "right"}  # partner opposite
+    assert places(2, 0) == {0: "bottom", 1: "top"}
+    eng = Engine(1, seed=4, num_players=4)
+    eng.playout(5, seed=1)
+    names = ["you", "greedy", "heuristic", "random"]
+    svg = to_svg(table_scene(eng, 0, viewer=0, names=names, last=LastMove(1, 26, (5, 7), True)))
+    assert ">partner" in svg and ">opponent" in svg and ">heuristic<" in svg
+    assert 'data-played="26"' in svg and ">SUR<" in svg and ">took<" in svg
+    # a round's end: no hands (the next deal is not shown), the cards left and their taker
+    end = to_svg(table_scene(eng, 0, viewer=0, names=names,
+                             last=LastMove(1, 26, (5,), False, (1, 2), 1)))
+    assert "Round over" in end and "go to greedy (opponent), the last capturer" in end
+    assert not re.findall(r'data-card="(\d+)"', end)  # nothing to click, no hand drawn
 
 
 def test_rgb_array_frames() -> None:

@@ -5,6 +5,13 @@ drawing primitives (:mod:`pasur_env.core.drawing`: the cards, :func:`to_svg`,
 :func:`to_rgb`), so the env's ``rgb_array`` frames and the web page show the same
 drawing.
 
+The picture is laid out like a card table seen from the viewing seat: that seat at the
+bottom, the others around the table in play order (at four, the partner opposite), each
+named and called *you*, *partner* or *opponent*; the table's cards in the middle, the
+last move (:class:`LastMove`: the card, what it took, a sur) above them, and at a
+round's end the cards left going to the last capturer. It is 480 units wide, so a phone
+shows the cards at about three quarters of their size.
+
 The picture shows only what the viewing seat may see: other seats' cards face down
 (their Ru Baaz face-up card excepted), the stock as a face-down pile with its size.
 ``reveal=True`` shows every hand (replays of finished games, demos).
@@ -12,6 +19,7 @@ The picture shows only what the viewing seat may see: other seats' cards face do
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +88,9 @@ def relation(engine: Engine, seat: int, viewer: int | None) -> str:
     return "partner" if engine.rules.side_of(seat) == engine.rules.side_of(viewer) else "opponent"
 
 
-def _cards(cards: list[int], x: float, y: float, dx: float, dy: float, visible: Any,
-           attrs: Any, marks: dict[int, str]) -> list[Any]:
+def _cards(cards: list[int], x: float, y: float, dx: float, dy: float,
+           visible: Callable[[int], bool], attrs: Callable[[int], dict[str, str]],
+           marks: dict[int, str]) -> list[Any]:
     """A fan of cards from (x, y), each ``dx``, ``dy`` further; face down unless visible."""
     out = []
     for k, c in enumerate(cards):

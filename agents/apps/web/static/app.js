@@ -308,6 +308,8 @@ async function request(method, path, body) {
   if (busy) return;
   setBusy(true);
   let next = null;
+  const was = $("status").textContent;
+  $("status").textContent = "Waiting for the table…";
   try {
     next = await api(method, path, body);
     say("");
@@ -320,6 +322,7 @@ async function request(method, path, body) {
     } else say(`Refused: ${e.message}`);
   } finally { setBusy(false); }
   if (next) await render(next);
+  else $("status").textContent = was;
 }
 
 function send(card, take) {
