@@ -146,17 +146,22 @@ function sideName(v, side) {
 
 function describe(v, e) {
   if (e.kind === "round") {
-    const left = e.leftover && e.leftover.length
-      ? (e.leftover_to === null || e.leftover_to === undefined ? ` ${cards(e.leftover)} left uncounted.`
-        : ` ${cards(e.leftover)} left on the table ${e.leftover.length === 1 ? "goes" : "go"} to ${e.leftover_to === v.seat ? "you" : seatName(v, e.leftover_to)} (last capture).`)
-      : "";
+    const left = leftoverText(v, e);
     const totals = e.sheet.map((s) => `${sideName(v, s.side)} +${s.total}`).join(", ");
-    return `Round ${e.round} over.${left} ${totals}.${winnerText(v, e)}`;
+    return `Round ${e.round} over.${left ? ` ${left}` : ""} ${totals}.${winnerText(v, e)}`;
   }
   const you = e.seat === v.seat;
   const what = e.taken.length ? `${you ? "take" : "takes"} ${cards(e.taken)}`
     : `${you ? "lay" : "lays"} it on the table`;
   return `${seatName(v, e.seat)} ${you ? "play" : "plays"} ${pretty(e.card)} and ${what}`;
+}
+
+function leftoverText(v, e) {
+  // the cards left on the table at a round's end, and who takes them
+  if (!e.leftover || !e.leftover.length) return "";
+  if (e.leftover_to === null || e.leftover_to === undefined) return `${cards(e.leftover)} left uncounted (nobody captured).`;
+  const who = e.leftover_to === v.seat ? "you" : seatName(v, e.leftover_to);
+  return `${cards(e.leftover)} left on the table ${e.leftover.length === 1 ? "goes" : "go"} to ${who} (last capture).`;
 }
 
 function winnerText(v, e) {
@@ -345,7 +350,7 @@ function showSheet(v) {
   const over = v.phase === "over";
   $("summary-title").textContent = over ? "Game over" : `Round ${end ? end.round : ""} over`;
   $("summary-winner").textContent = over && end ? winnerText(v, end).trim() : "";
-  $("summary-leftover").textContent = end ? describe(v, end).split(".").slice(1, 2).join("").trim() : "";
+  $("summary-leftover").textContent = end ? leftoverText(v, end) : "";
   $("summary-continue").textContent = over ? "Close" : "Next round";
   if (!$("summary").open) $("summary").showModal();
 }
