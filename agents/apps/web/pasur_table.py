@@ -7,12 +7,6 @@ until it is the human's turn, a round ends (the game pauses on the score sheet u
 :meth:`PasurTable.resume`), or the game is over. :meth:`PasurTable.view` is everything
 the human's seat may know and nothing more (no other hand, no stock order); the game's
 record (:mod:`pasur_env.pasur.record`) is given out only once the game is over.
-
-Every full move and every round's end is an event, numbered in the game (``seq``) and
-labelled by round and move (``R2·7``, ``R2·end``); a round's end says which cards were
-left on the table and which seat (the last capturer) took them. A view's ``events`` are
-those since the person's last move, each with the table drawn after it, so the page can
-show the agents' moves one at a time; its ``log`` the latest events.
 """
 
 from __future__ import annotations
@@ -40,8 +34,6 @@ from pasur_env.pasur.score_sheet import round_sheet
 __all__ = ["PasurTable", "hint_agent_name"]
 
 LEGAL_RING = "#f1c40f"
-#: the move log a view holds: the last entries, each labelled with its round and move
-LOG_LENGTH = 240
 
 
 def hint_agent_name(players: int) -> str:
@@ -241,6 +233,15 @@ class PasurTable(TableGame):
         return {"agent": name, "card": card_code(card), "take": [card_code(c) for c in taken]}
 
     # ---- what the page sees ------------------------------------------------------------------
+    # Every full move and every round's end is an event, numbered in the game (``seq``) and
+    # labelled by round and move (``R2·7``, ``R2·end``); a round's end says which cards were
+    # left on the table and which seat (the last capturer) took them. A view's ``events``
+    # are those since the person's last move, each with the table drawn after it, so the
+    # page can show the agents' moves one at a time; its ``log`` the latest events.
+
+    #: the move log a view holds: the last entries, each labelled with its round and move
+    LOG_LENGTH = 240
+
     def _relation(self, seat: int) -> str:
         return relation(self.engine, seat, self.human)
 
@@ -324,7 +325,7 @@ class PasurTable(TableGame):
                       for c, v in opts.items()},
             "seats": seats, "sides": self._sides(), "sheet": self.sheet,
             "events": self._new_events(),
-            "log": [{"kind": e.kind, **e.data} for e in self.events[-LOG_LENGTH:]],
+            "log": [{"kind": e.kind, **e.data} for e in self.events[-self.LOG_LENGTH:]],
             "result": self.record.result if self.over else None,
             "target": self.rules.target_score,
             "svg": self._picture({c: LEGAL_RING for c in opts}),
