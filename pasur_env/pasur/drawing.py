@@ -112,7 +112,7 @@ def _seat(engine: Engine, game: int, seat: int, spot: str, viewer: int | None, r
     who = "You" if who == "you" else who
     moving = bool(hands and int(st[K.MOVER]) == seat and st[K.PHASE] != K.DONE)
     tags = [] if who == "You" else [relation(engine, seat, viewer)]
-    tags += ["dealer"] * (int(st[K.DEALER]) == seat) + ["to move"] * moving
+    tags += ["dealer"] * (hands and int(st[K.DEALER]) == seat) + ["to move"] * moving
     stats = [f"score {int(st[K.SCORE + side])}"]
     if hands:
         stats += [f"pile {len(pile)}", f"clubs {sum(1 for c in pile if c % 4 == 0)}",
