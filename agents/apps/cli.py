@@ -228,7 +228,9 @@ def _refusal(args: argparse.Namespace) -> str | None:
     be ones the game takes (:func:`agents.evaluation.match.setup`).
     """
     game = getattr(args, "game", "pasur")
-    if args.command in ("replay", "warmup", "doctor") or game == "pasur" and args.command in ("play", "serve"):
+    if args.command in ("replay", "warmup", "doctor"):
+        return None
+    if game == "pasur" and args.command in ("play", "serve"):
         return None
     title = game_info(game).title
     if args.command in ("play", "serve"):

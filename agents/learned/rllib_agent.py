@@ -8,7 +8,7 @@ Algorithm checkpoint (the module ``main`` or ``default_policy`` is taken from it
 
 Loading a checkpoint unpickles code (the module's class and constructor arguments), so
 load only checkpoints you made or trust; the web table never loads paths. Ray is
-imported only when an agent is built (the ``rllib`` venv: ``make rllib``).
+imported only when an agent is built (the ``rllib`` extra, in a venv of its own).
 """
 
 from __future__ import annotations
