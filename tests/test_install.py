@@ -240,3 +240,12 @@ def test_warmup_runs_every_step(tmp_path) -> None:
     for step in ("PettingZoo env", "Gymnasium env", "vector env", "agent greedy"):
         assert f"pasur warmup: persian_rummy: {step} (" in res.stdout
     assert "done in" in res.stdout
+
+
+def test_a_chosen_cache_folder_is_not_taken_for_the_users(tmp_path, monkeypatch) -> None:
+    """A child process inheriting the folder its parent chose chooses its own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "parent"))
+    monkeypatch.setenv(cache_mod.AUTO_ENV, str(tmp_path / "parent"))
+    info = cache_mod.find_cache_dir("9.9")
+    assert info.source == "user" and info.path.is_relative_to(tmp_path / "xdg")

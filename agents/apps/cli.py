@@ -381,7 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command not in _PLAYING:
             return handler[args.command](args)
-        with compile_progress(prefix=f"pasur {args.command}", verbose=False):
+        with compile_progress(prefix=f"pasur {args.command}"):
             return handler[args.command](args)
     except (ValueError, TypeError) as e:
         print(f"pasur {args.command}: error: {e}", file=sys.stderr)

@@ -102,7 +102,7 @@ def warmup(
     out = out if out is not None else sys.stderr
     t0 = time.perf_counter()
     print(f"pasur warmup: kernel cache {cache_info().path or '(none: not kept)'}", file=out)
-    with compile_progress(out, prefix="pasur warmup", verbose=False):
+    with compile_progress(out, prefix="pasur warmup", verbose=False, hint=""):
         for game in games:
             for label, step in _steps(game, agents):
                 t = time.perf_counter()

@@ -20,7 +20,10 @@ chooses, in order:
 4. no cache at all (kernels compile in every process), with one warning.
 
 It sets ``numba.config.CACHE_DIR`` and ``NUMBA_CACHE_DIR`` in ``os.environ`` (numba
-re-reads the environment before each compilation, and worker processes inherit it).
+re-reads the environment before each compilation, and worker processes inherit it),
+and ``PASUR_ENV_AUTO_CACHE_DIR`` to the same folder: a child process (perhaps another
+Python or version) that inherits both knows the folder was chosen, not set by the
+user, and chooses its own.
 :func:`cache_info` says what was chosen; ``pasur doctor`` prints it.
 """
 
@@ -41,6 +44,8 @@ __all__ = ["CacheInfo", "cache_info", "configure_cache", "cache_subdir", "find_c
 
 #: how the cache folder was chosen (``CacheInfo.source``)
 SOURCES = ("NUMBA_CACHE_DIR", "user", "temp", "none")
+#: the environment variable naming a NUMBA_CACHE_DIR this module chose (not the user)
+AUTO_ENV = "PASUR_ENV_AUTO_CACHE_DIR"
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,8 @@ def _user_cache_root() -> Path | None:
 def find_cache_dir(version: str) -> CacheInfo:
     """Choose the cache folder (see the module docstring); creates it, changes nothing else."""
     explicit = os.environ.get("NUMBA_CACHE_DIR", "")
+    if explicit and explicit == os.environ.get(AUTO_ENV):  # chosen by a parent process
+        explicit = ""
     skipped = ""
     if explicit:
         if writable_dir(Path(explicit)):
@@ -152,6 +159,8 @@ def configure_cache(version: str) -> CacheInfo:
     if info.path is not None:
         numba.config.CACHE_DIR = str(info.path)
         os.environ["NUMBA_CACHE_DIR"] = str(info.path)
+        if info.source != "NUMBA_CACHE_DIR":
+            os.environ[AUTO_ENV] = str(info.path)
     if info.warning:
         warnings.warn(info.warning, RuntimeWarning, stacklevel=2)
     _INFO = info

@@ -131,21 +131,23 @@ class _CompileListener(event.Listener):
 
 @contextlib.contextmanager
 def compile_progress(
-    stream: TextIO | None = None, prefix: str = "pasur", verbose: bool = True
+    stream: TextIO | None = None, prefix: str = "pasur", verbose: bool = True,
+    hint: str = "; `pasur warmup` compiles them all ahead",
 ) -> Iterator[_CompileListener]:
     """Say on ``stream`` (stderr) when kernels are being compiled, as it happens.
 
-    Before the first compilation: one line saying it is the first run's cost; after
-    each kernel (with ``verbose``): its name and time; at the end: the total. A warm
-    cache prints nothing. The listener is yielded (``.count``: compilations seen).
+    Before the first compilation: one line saying it is the first run's cost (and
+    ``hint``); after each kernel (with ``verbose``): its name and time; at the end: the
+    total. A warm cache prints nothing. The listener is yielded (``.count``:
+    compilations seen, a kernel's callees included).
     """
     out = stream if stream is not None else sys.stderr
     t0 = time.perf_counter()
 
     def first() -> None:
-        print(f"{prefix}: compiling kernels (first run only, cached in "
-              f"{cache_info().path or 'no cache: every process'}; "
-              "`pasur warmup` compiles them all ahead)", file=out, flush=True)
+        print(f"{prefix}: compiling kernels (first run only: from about 10 s to a minute "
+              f"or two, by agent; cached in {cache_info().path or 'no folder'}{hint})",
+              file=out, flush=True)
 
     def done(name: str, seconds: float) -> None:
         if verbose:
