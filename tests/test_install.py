@@ -249,3 +249,10 @@ def test_a_chosen_cache_folder_is_not_taken_for_the_users(tmp_path, monkeypatch)
     monkeypatch.setenv(cache_mod.AUTO_ENV, str(tmp_path / "parent"))
     info = cache_mod.find_cache_dir("9.9")
     assert info.source == "user" and info.path.is_relative_to(tmp_path / "xdg")
+
+
+def test_tournament_plot_names_the_extra_before_playing(tmp_path) -> None:
+    res = _cli(tmp_path, "tournament", "random", "greedy", "--rounds", "2", "--plot",
+               str(tmp_path / "x.png"), "--no-progress", block="matplotlib")
+    assert res.returncode == 2 and res.stdout == ""
+    _one_line_error(res, "train")

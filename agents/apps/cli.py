@@ -270,6 +270,11 @@ def _eval(args: argparse.Namespace) -> int:
 def _tournament(args: argparse.Namespace) -> int:
     from agents.evaluation.tournament import tournament
 
+    if args.plot:  # a missing matplotlib is said before the games, not after
+        try:
+            import matplotlib.figure  # noqa: F401
+        except ImportError as e:
+            raise missing_extra("pasur tournament --plot", "train", e) from None
     res = tournament(
         args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
         batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
