@@ -10,6 +10,8 @@
     pasur serve --port 8000
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur agents
+    pasur warmup              # compile every kernel ahead (first run only)
+    pasur doctor              # versions, where the packages come from, the kernel cache
 
     pasur agents --game persian_rummy
     pasur eval --game persian_rummy greedy random --rounds 10000 --rule deals=1
@@ -36,6 +38,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.registry import parse_value
+from pasur_env.core.compile import compile_progress
+from pasur_env.core.extras import as_missing_extra, missing_extra
 from pasur_env.games import GAME_IDS, game_info
 
 __all__ = ["main", "build_parser"]
@@ -150,7 +154,28 @@ def build_parser() -> argparse.ArgumentParser:
     _add_web_commands(sub)
     ag = sub.add_parser("agents", help="list the registered agent names of a game")
     _add_game(ag)
+    _add_install_commands(sub)
     return parser
+
+
+def _add_install_commands(sub: Any) -> None:
+    """``pasur warmup`` (compile ahead) and ``pasur doctor`` (what is installed where)."""
+    wu = sub.add_parser(
+        "warmup", help="compile every kernel ahead of time (the first run's cost, paid once)",
+        description="Compile the kernels of the envs and of every agent (and their "
+        "multi-threaded builds) into the kernel cache, with progress on stderr.",
+    )
+    wu.add_argument("--game", choices=GAME_IDS, action="append", default=None,
+                    help="only this game (repeatable; default: every game)")
+    wu.add_argument("--agent", action="append", default=None, metavar="AGENT",
+                    help="only these agents (repeatable; default: every registered one)")
+    wu.add_argument("--serial-only", action="store_true",
+                    help="skip the multi-threaded builds (used from batches of hundreds)")
+    sub.add_parser(
+        "doctor", help="versions in use, where the packages come from, the kernel cache",
+        description="Report the versions in use, where pasur_env, agents and train are "
+        "imported from and the kernel cache; exit code 1 when something needs attention.",
+    )
 
 
 def _add_web_commands(sub: Any) -> None:
@@ -203,7 +228,9 @@ def _refusal(args: argparse.Namespace) -> str | None:
     be ones the game takes (:func:`agents.evaluation.match.setup`).
     """
     game = getattr(args, "game", "pasur")
-    if args.command == "replay" or game == "pasur" and args.command in ("play", "serve"):
+    if args.command in ("replay", "warmup", "doctor"):
+        return None
+    if game == "pasur" and args.command in ("play", "serve"):
         return None
     title = game_info(game).title
     if args.command in ("play", "serve"):
@@ -243,6 +270,11 @@ def _eval(args: argparse.Namespace) -> int:
 def _tournament(args: argparse.Namespace) -> int:
     from agents.evaluation.tournament import tournament
 
+    if args.plot:  # a missing matplotlib is said before the games, not after
+        try:
+            import matplotlib.figure  # noqa: F401
+        except ImportError as e:
+            raise missing_extra("pasur tournament --plot", "train", e) from None
     res = tournament(
         args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
         batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
@@ -292,9 +324,7 @@ def _serve(args: argparse.Namespace) -> int:
 
         from agents.apps.web.app import create_app
     except ImportError as e:
-        raise ValueError(
-            f"pasur serve needs the web extra (pip install 'pasur-env[web]'): {e}"
-        ) from None
+        raise missing_extra("pasur serve", "web", e) from None
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: serving on {args.host}: anyone who can reach it can play here",
               file=sys.stderr)
@@ -323,20 +353,49 @@ def _agents(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warmup(args: argparse.Namespace) -> int:
+    from agents.apps.warmup import warmup
+
+    warmup(args.game or GAME_IDS, agents=args.agent, parallel=not args.serial_only)
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from agents.apps.doctor import doctor_report
+
+    lines, warnings = doctor_report()
+    print("\n".join(lines))
+    return 1 if warnings else 0
+
+
+#: commands that play games: they say on stderr when they compile kernels (first run)
+_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pasur`` command line; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
-               "serve": _serve, "replay": _replay, "agents": _agents}
+               "serve": _serve, "replay": _replay, "agents": _agents, "warmup": _warmup,
+               "doctor": _doctor}
     refusal = _refusal(args)
     if refusal is not None:
         print(f"pasur {args.command}: error: {refusal}", file=sys.stderr)
         return 2
     try:
-        return handler[args.command](args)
+        if args.command not in _PLAYING:
+            return handler[args.command](args)
+        with compile_progress(prefix=f"pasur {args.command}"):
+            return handler[args.command](args)
     except (ValueError, TypeError) as e:
         print(f"pasur {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:  # an optional dependency: one line naming the extra
+        missing = as_missing_extra(e, f"pasur {args.command}")
+        if missing is None:
+            raise
+        print(f"pasur {args.command}: error: {missing}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

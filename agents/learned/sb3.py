@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from pasur_env.core.extras import missing_extra
 from pasur_env.core.policy import GameView, check_actions
 
 __all__ = ["PolicyAgent", "policy_snapshot", "load_sb3_model", "is_sb3_policy"]
@@ -129,8 +130,8 @@ def load_sb3_model(path: str, device: str = "cpu") -> Any:
         raise FileNotFoundError(f"no such model file: {path!r}")
     try:
         from sb3_contrib import MaskablePPO
-    except ImportError as e:  # pragma: no cover - needs the train extra
-        raise ImportError("loading .zip policies needs the train extra (sb3-contrib)") from e
+    except ImportError as e:  # needs the train extra
+        raise missing_extra(f"the saved policy {os.path.basename(path)!r}", "train", e) from None
     try:
         return MaskablePPO.load(path, device=device)
     except (ValueError, KeyError, TypeError, AssertionError):
