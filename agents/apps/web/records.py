@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 
 from agents.apps.web.limits import Limits
 from agents.apps.web.sessions import FieldError, check_fields
@@ -40,21 +40,43 @@ class ResultSchema(BaseModel):
     rounds: Annotated[StrictInt, Field(ge=1, le=1_000_000)]
 
 
+class DealSchema(BaseModel):
+    """A record's first deal, as a check: hands, and the table and stock (Pasur) or the
+    discard pile (Persian Rummy)."""
+
+    model_config = ConfigDict(extra="forbid")
+    hands: list[list[Card]] = Field(max_length=4)
+    table: list[Card] | None = Field(None, max_length=52)
+    stock: list[Card] | None = Field(None, max_length=56)
+    pile: list[Card] | None = Field(None, max_length=56)
+
+
+def _rule_values(rules: dict[str, Any]) -> dict[str, Any]:
+    """Rule flags are switches, small integers or short words (the game checks which)."""
+    for name, value in rules.items():
+        if isinstance(value, str):
+            ok = len(value) <= 40
+        else:
+            ok = isinstance(value, bool) or type(value) is int and -(2**31) <= value < 2**31
+        if not ok:
+            raise ValueError(f"rule flag {name!r} must be true/false, an integer in "
+                             f"-2**31..2**31-1 or a short word, got {str(value)[:40]}")
+    return rules
+
+
 class RecordSchema(BaseModel):
     """The fields of a record of either game, their types and ranges (module docstring)."""
 
     model_config = ConfigDict(extra="forbid")
     format: Annotated[str, Field(max_length=40)]
     game: Literal["pasur", "persian_rummy"] | None = None
-    rules: dict[Annotated[str, Field(max_length=40)],
-                StrictBool | SmallInt | Annotated[str, Field(max_length=40)]] = Field(
-        max_length=40)
+    rules: Annotated[dict[Annotated[str, Field(max_length=40)], Any],
+                     Field(max_length=40), AfterValidator(_rule_values)]
     episode: Literal["game", "round"]
     dealer: Annotated[StrictInt, Field(ge=0, le=3)]
     stream: Annotated[str, Field(pattern=r"^[0-9a-fA-F]{1,16}$")]
     deck: list[Card] | None = Field(None, max_length=56)
-    deal: dict[Literal["hands", "table", "stock", "pile"],
-               list[Card] | list[list[Card]]] | None = None
+    deal: DealSchema | None = None
     actions: list[Annotated[StrictInt, Field(ge=0, le=65_535)]] = Field(max_length=1_000_000)
     result: ResultSchema | None = None
     players: list[Name] | None = Field(None, min_length=2, max_length=4)

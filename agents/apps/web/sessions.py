@@ -25,6 +25,7 @@ in worker threads (agents' searches release the GIL), one at a time per game.
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 import time
@@ -49,6 +50,21 @@ def check_agent_name(name: str, game: str = "pasur") -> str:
     return name.strip().lower()
 
 
+def _field_path(where: str, loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as the request's words: ``record.players[1]`` (without
+    pydantic's names of union members, such as ``int`` or ``list[str]``)."""
+    path = where
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif not _TYPE_TAG.match(str(part)):
+            path += f".{part}" if path else str(part)
+    return path or "body"
+
+
+_TYPE_TAG = re.compile(r"^(bool|int|float|str|list|dict|none|constrained-\w+|.*\[.*\])$")
+
+
 def check_fields(model: type[BaseModel], data: Any, where: str = "") -> Any:
     """``data`` parsed by the pydantic ``model``; :class:`FieldError` naming the first bad
     field (``where`` prefixes its path) with pydantic's words for what is wrong."""
@@ -56,10 +72,11 @@ def check_fields(model: type[BaseModel], data: Any, where: str = "") -> Any:
         return model.model_validate(data)
     except ValidationError as e:
         errors = e.errors(include_url=False, include_context=False, include_input=False)
-        first = errors[0]
-        path = ".".join(str(x) for x in (*((where,) if where else ()), *first["loc"]))
-        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-        raise FieldError(path or "body", f"{first['msg']}{more}") from None
+        paths = list(dict.fromkeys(_field_path(where, err["loc"]) for err in errors))
+        msg = re.sub(r" or instance of \w+", "", str(errors[0]["msg"]))
+        msg = msg.removeprefix("Value error, ")
+        more = f" (and problems in {len(paths) - 1} more fields)" if len(paths) > 1 else ""
+        raise FieldError(paths[0], f"{msg}{more}") from None
 
 
 def new_seed() -> int:
@@ -95,7 +112,7 @@ class FieldError(ValueError):
     plain ``ValueError`` (400)."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+        super().__init__(f"field '{field}': {message}")
         self.field = field
 
 
