@@ -152,17 +152,18 @@ def _setup() -> dict[str, Any]:
             "hint": {p: hint_agent_name(p) for p in (2, 3, 4)}}
 
 
-def create_app(max_games: int = 200, idle_seconds: float = 1800.0, *,
+def create_app(max_games: int | None = None, idle_seconds: float | None = None, *,
                limits: Limits | None = None, host: str = "127.0.0.1",
                allow_hosts: tuple[str, ...] | list[str] = ()) -> FastAPI:
     """The app, with its own bounded :class:`GameStore`.
 
-    ``limits`` sets every bound (:class:`Limits`; ``max_games`` and ``idle_seconds``
-    override its fields of those names); ``host`` is the bound address and
+    ``limits`` sets every bound (:class:`Limits`; ``max_games`` and ``idle_seconds``,
+    when given, override its fields of those names); ``host`` is the bound address and
     ``allow_hosts`` more ``Host`` names to answer (``"*"``: any).
     """
-    base = limits or Limits()
-    limits = Limits(**{**base.__dict__, "max_games": max_games, "idle_seconds": idle_seconds})
+    given = {"max_games": max_games, "idle_seconds": idle_seconds}
+    limits = Limits(**{**(limits or Limits()).__dict__,
+                       **{k: v for k, v in given.items() if v is not None}})
     app = FastAPI(title="pasur_env web table", docs_url="/api/docs", redoc_url=None)
     store = GameStore(max_games=limits.max_games, idle_seconds=limits.idle_seconds,
                       max_bytes=limits.max_memory_mb * 2**20, evict_after=limits.evict_after)
@@ -206,9 +207,9 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0, *,
     def move(gid: str, body: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
         def play(g: TableGame) -> dict[str, Any]:
             fields = dict(body)
-            if "version" not in fields:
-                raise FieldError("version", "is required: the version of the view the move "
-                                 "was made on")
+            if fields.get("version") is None:
+                raise FieldError("version", "required: the version of the view the move was "
+                                 "made on")
             version = _int_field(fields, "version", 0, 2**62)
             del fields["version"]
             g.apply(lambda: g.play(fields), version)

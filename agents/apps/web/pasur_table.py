@@ -82,6 +82,9 @@ class PasurMove(BaseModel):
 def _check_form_flags(flags: dict[str, Any]) -> None:
     """Integer flags of the start form within the web table's bounds (the rules check
     the rest: types, lower bounds, choices)."""
+    if "num_players" in flags:
+        raise FieldError("flags.num_players", "is not a flag here: the field 'players' "
+                         "sets the number of players")
     for name, value in flags.items():
         high = MAX_TARGET_SCORE if name == "target_score" else MAX_FLAG_INT
         if not isinstance(value, bool) and isinstance(value, int) and value > high:
