@@ -142,7 +142,8 @@ def _replay_page(body: Any, start: int, count: int | None, limits: Limits) -> di
 
 
 def _setup() -> dict[str, Any]:
-    """What the start form offers: per game and table size, the agents that can play it."""
+    """What the start form offers: per game and table size, the agents that can play it
+    (finding out loads each saved model once: ``create_app`` does it before serving)."""
     games = {g: {"title": game_info(g).title, "players": list(game_info(g).players),
                  "offered": {str(p): cls.offered_agents(p) for p in game_info(g).players}}
              for g, cls in TABLES.items()}
@@ -173,6 +174,7 @@ def create_app(max_games: int | None = None, idle_seconds: float | None = None, 
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, allow_hosts))
     app.add_middleware(SecurityHeaders)
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes)
+    _setup()  # load the models now, so the page's first request is answered at once
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
