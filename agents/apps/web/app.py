@@ -175,6 +175,12 @@ def create_app(max_games: int | None = None, idle_seconds: float | None = None, 
     app.add_middleware(SecurityHeaders)
     app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes)
     _setup()  # load the models now, so the page's first request is answered at once
+    _add_routes(app, store, limits)
+    return app
+
+
+def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
+    """The routes (module docstring) of an app serving the games of ``store``."""
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -249,5 +255,3 @@ def create_app(max_games: int | None = None, idle_seconds: float | None = None, 
     def replay_record(body: Any = Body(...), start: int = Query(0, ge=0, le=10**9),  # noqa: B008
                       count: int | None = Query(None, ge=1, le=10**6)) -> dict[str, Any]:  # noqa: B008
         return _guard(lambda: _replay_page(body, start, count, limits))
-
-    return app
