@@ -128,6 +128,12 @@ def test_a_failing_agent_undoes_the_move_and_the_game_goes_on(client, flaky) -> 
     r = client.post(f"/api/games/{gid}/move", json=first_move(view))
     assert r.status_code == 200, r.text
     assert r.json()["version"] == view["version"] + 1
+    flaky.broken = True  # an agent that moves first fails: no game is made, and it says why
+    games = len(client.app_state.store.games)
+    r = client.post("/api/games", json={"opponents": ["flaky"], "seat": 1, "deck": DECK,
+                                        "dealer": 1, "seed": 3})
+    assert r.status_code == 424 and "'flaky'" in r.json()["detail"]
+    assert len(client.app_state.store.games) == games
 
 
 # ---- 2. versions ------------------------------------------------------------------------------
