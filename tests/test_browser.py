@@ -52,7 +52,9 @@ def server():
 def page():
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page(viewport={"width": 1100, "height": 1000})
+        # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's
+        # Content-Security-Policy (no eval) forbids
+        pg = browser.new_page(viewport={"width": 1100, "height": 1000}, bypass_csp=True)
         yield pg
         browser.close()
 

@@ -191,6 +191,7 @@ def _add_web_commands(sub: Any) -> None:
     sv.add_argument("--max-games", type=int, default=200, help="live games at most (200)")
     sv.add_argument("--idle-minutes", type=float, default=30.0,
                     help="forget games idle this long (30)")
+    _add_limits(sv)
 
     rp = sub.add_parser(
         "replay", help="step through a recorded game in the terminal, all hands shown",
@@ -203,6 +204,29 @@ def _add_web_commands(sub: Any) -> None:
                     help="the game the record must be of (default: the record's own); "
                     "a number is read as --index, its former meaning")
     rp.add_argument("--all", action="store_true", help="print every position and exit")
+
+
+#: ``pasur serve`` flags of the web table's limits: (flag, Limits field, scale, help)
+_LIMIT_FLAGS = (
+    ("--max-memory-mb", "max_memory_mb", 1, "estimated memory of the live games at most, MB"),
+    ("--max-body-kb", "max_body_bytes", 1024, "request body size at most, KB"),
+    ("--max-record-actions", "max_record_actions", 1, "actions of a record to replay at most"),
+    ("--max-record-rounds", "max_record_rounds", 1, "rounds of a record to replay at most"),
+    ("--max-name-chars", "max_name_chars", 1, "characters of a player name in a record"),
+    ("--replay-page", "max_replay_frames", 1, "positions per replay answer at most"),
+)
+
+
+def _add_limits(sv: argparse.ArgumentParser) -> None:
+    """The web table's limits as ``pasur serve`` flags (defaults: ``Limits``)."""
+    from agents.apps.web.limits import Limits
+
+    for flag, name, scale, text in _LIMIT_FLAGS:
+        default = getattr(Limits, name) // scale
+        sv.add_argument(flag, type=int, default=default, help=f"{text} ({default})")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="also answer requests for this Host name (repeat; default: "
+                    "localhost names and the --host address)")
 
 
 def _text_stream(args: argparse.Namespace) -> Any:
@@ -326,9 +350,16 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as e:
         raise missing_extra("pasur serve", "web", e) from None
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {args.host}: anyone who can reach it can play here",
+        print(f"warning: serving on {args.host}: anyone who can reach it can play here"
+              + ("; it answers only the Host names localhost, 127.0.0.1 and those given "
+                 "with --allow-host" if args.host in ("0.0.0.0", "::") else ""),
               file=sys.stderr)
-    app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes)
+    from agents.apps.web.limits import Limits
+
+    limits = Limits(**{name: getattr(args, flag[2:].replace("-", "_")) * scale
+                       for flag, name, scale, _ in _LIMIT_FLAGS})
+    app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes,
+                     limits=limits, host=args.host, allow_hosts=args.allow_host)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 

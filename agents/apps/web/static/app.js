@@ -193,7 +193,7 @@ function takeSelected() {
 async function send(card, take) {
   try {
     $("hint-text").textContent = "";
-    render(await api("POST", `/api/games/${gameId}/move`, { card, take }));
+    render(await api("POST", `/api/games/${gameId}/move`, { card, take, version: view.version }));
     say("");
   } catch (e) { say(`Refused: ${e.message}`); }
 }
@@ -231,8 +231,12 @@ async function hint() {
 async function loadReplay(record) {
   $("replay-message").textContent = "";
   try {
-    const res = await api("POST", "/api/replay", record);
+    let res = await api("POST", "/api/replay", record);
     frames = res.frames;
+    while (frames.length < res.total) {  // the server answers a page of positions at a time
+      res = await api("POST", `/api/replay?start=${frames.length}`, record);
+      frames = frames.concat(res.frames);
+    }
     $("replay-slider").max = frames.length - 1;
     step(0);
   } catch (e) { frames = []; $("replay-board").innerHTML = ""; $("replay-message").textContent = `Refused: ${e.message}`; }
