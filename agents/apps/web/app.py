@@ -36,8 +36,10 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.apps.web.pasur_table import PasurTable, hint_agent_name
-from agents.apps.web.sessions import GameStore, TableGame
+from agents.apps.web.rummy_table import RummyTable, rummy_replay_frames
+from agents.apps.web.sessions import AgentError, GameStore, TableGame
 from agents.registry import AGENT_NAMES
+from pasur_env.core.record import game_of
 from pasur_env.pasur.drawing import table_scene, to_svg
 from pasur_env.pasur.engine import action_str
 from pasur_env.pasur.record import GameRecord, replay
@@ -57,22 +59,26 @@ class NewGame(BaseModel):
     """The start form."""
 
     model_config = ConfigDict(extra="forbid")
+    game: Literal["pasur", "persian_rummy"] = "pasur"
     players: Literal[2, 3, 4] = 2
     seat: int = Field(0, ge=0, le=3)
     opponents: list[str] = Field(default_factory=lambda: ["greedy"], min_length=1, max_length=3)
     preset: Literal["classic", "cfr_paper"] | None = None
     flags: dict[str, bool | int | str] = Field(default_factory=dict)
     seed: int | None = Field(None, ge=0, le=2**62)
-    deck: list[str] | None = Field(None, min_length=52, max_length=52)
+    deck: list[str] | None = Field(None, min_length=52, max_length=56)
     dealer: int | None = Field(None, ge=0, le=3)
 
 
 class Move(BaseModel):
-    """A move: the card played and the table cards it takes (empty: laid)."""
+    """A move: Pasur, the card played and the table cards it takes (empty: laid);
+    Persian Rummy, one engine action (``"PICK 5S"`` or its id)."""
 
     model_config = ConfigDict(extra="forbid")
-    card: str = Field(min_length=1, max_length=4)
+    card: str | None = Field(None, min_length=1, max_length=4)
     take: list[str] = Field(default_factory=list, max_length=12)
+    action: str | int | None = None
+    version: int | None = None
 
 
 def _guard(fn: Callable[[], Any]) -> Any:
@@ -81,6 +87,8 @@ def _guard(fn: Callable[[], Any]) -> Any:
         return fn()
     except KeyError as e:
         raise HTTPException(404, str(e.args[0] if e.args else e)) from None
+    except AgentError as e:
+        raise HTTPException(424, f"{e}; your move was undone") from None
     except OverflowError as e:
         raise HTTPException(503, str(e)) from None
     except (ValueError, TypeError) as e:
@@ -89,6 +97,10 @@ def _guard(fn: Callable[[], Any]) -> Any:
 
 def _replay_frames(record: dict[str, Any]) -> dict[str, Any]:
     """Every position of a record, all hands shown, with the move that led to it."""
+    if game_of(record) == "persian_rummy":
+        if len(record.get("actions") or ()) > MAX_RECORD_ACTIONS:
+            raise ValueError(f"a record holds at most {MAX_RECORD_ACTIONS} actions")
+        return rummy_replay_frames(record)
     rec = GameRecord.from_json(record)
     if len(rec.actions) > MAX_RECORD_ACTIONS:
         raise ValueError(f"a record holds at most {MAX_RECORD_ACTIONS} actions")
@@ -121,11 +133,20 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
     def setup() -> dict[str, Any]:
         return {"agents": list(AGENT_NAMES), "presets": sorted(PRESETS),
                 "flags": [f for f in FORM_FLAGS if f in RULE_FLAGS],
-                "hint": {p: hint_agent_name(p) for p in (2, 3, 4)}}
+                "hint": {p: hint_agent_name(p) for p in (2, 3, 4)},
+                "games": {"persian_rummy": {"agents": RummyTable.offered_agents(4),
+                                            "flags": ["deals", "four_set_double",
+                                                      "last_discard_goes_out"]}}}
 
     @app.post("/api/games", status_code=201)
     def new_game(body: NewGame) -> dict[str, Any]:
         def make() -> dict[str, Any]:
+            game: TableGame
+            if body.game == "persian_rummy":
+                form = body.model_dump(exclude_unset=True, exclude={"game", "seed"})
+                game = RummyTable.from_form(form, body.seed)
+                gid = store.add(game)
+                return {"id": gid, "view": game.view()}
             game = PasurTable(body.players, body.seat, body.opponents, seed=body.seed,
                            preset=body.preset, flags=body.flags, deck=body.deck,
                            dealer=body.dealer)
@@ -148,7 +169,24 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
 
     @app.post("/api/games/{gid}/move")
     def move(gid: str, body: Move) -> dict[str, Any]:
-        return with_game(gid, lambda g: (g.play(body.card, body.take), g.view())[1])
+        def play(g: TableGame) -> dict[str, Any]:
+            if not isinstance(g, RummyTable):
+                if body.card is None:
+                    raise ValueError("field 'card' is required")
+                g.play(body.card, body.take)
+                return g.view()
+            if body.version is not None and body.version != g.version:
+                raise HTTPException(409, f"the move was made against version {body.version}, "
+                                    f"the game is at {g.version}: nothing was changed")
+            snap = g.snapshot()
+            try:
+                g.play(body.model_dump(exclude_unset=True, exclude={"card", "take"}))
+            except BaseException:
+                g.restore(snap)
+                raise
+            return g.view()
+
+        return with_game(gid, play)
 
     @app.post("/api/games/{gid}/continue")
     def resume(gid: str) -> dict[str, Any]:
@@ -164,7 +202,7 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
             if not g.over:
                 raise HTTPException(409, "the record is available once the game is over")
             return JSONResponse(g.record.to_json(), headers={
-                "Content-Disposition": 'attachment; filename="pasur-game.json"'})
+                "Content-Disposition": f'attachment; filename="{g.game}-game.json"'})
 
         return with_game(gid, get)
 
