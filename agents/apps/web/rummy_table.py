@@ -38,7 +38,7 @@ from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.actions import action_str, parse_action
-from pasur_env.rummy.cards import VALUE_OF, card_code, card_str, cards_of
+from pasur_env.rummy.cards import RUN_POS, VALUE_OF, card_code, card_str, cards_of
 from pasur_env.rummy.drawing import rummy_table_scene
 from pasur_env.rummy.engine import RummyEngine, RummyStepInfo
 from pasur_env.rummy.record import RummyGameRecord, replay
@@ -65,6 +65,12 @@ def _card_of(a: int) -> int | None:
         if lo <= a < hi:
             return a - lo
     return None
+
+
+def _in_order(mask: int) -> list[int]:
+    """The cards of a meld as they lie: a run in run order (aces high), else by id."""
+    cards = cards_of(mask)
+    return sorted(cards, key=lambda c: int(RUN_POS[c])) if K.meld_kind(mask) == "run" else cards
 
 
 def _value(mask: int) -> int:
@@ -242,7 +248,7 @@ class RummyTable(TableGame):
                     "text": f"{who} {verb('take')} {' '.join(card_str(c) for c in taken)} from "
                     f"the pile (must meld {card_str(a - K.TAKE0)})"}
         if a == K.MELD_ACTION:
-            cards = cards_of(st[K.PICKED])
+            cards = _in_order(int(st[K.PICKED]))
             self.meld_team.append(seat % 2)
             return {"what": "meld", "cards": _codes(cards), "meld": int(st[K.NMELDS]),
                     "text": f"{who} {verb('meld')} {' '.join(card_str(c) for c in cards)}"}
@@ -445,12 +451,16 @@ class RummyTable(TableGame):
                 for s in range(4)]
 
     def _melds(self) -> list[dict[str, Any]]:
+        """The melds on the table (runs in run order, aces high), each card with the team
+        it is credited to, and the team that laid the meld."""
         st = self.engine.state[0]
-        credit0 = int(st[K.CREDIT])
-        return [{"index": m, "cards": _codes(cards_of(mask)), "kind": K.meld_kind(int(mask)),
-                 "teams": [0 if (credit0 >> c) & 1 else 1 for c in cards_of(mask)],
-                 "team": self.meld_team[m] if m < len(self.meld_team) else None}
-                for m, mask in enumerate(st[K.MELD:K.MELD + st[K.NMELDS]].tolist())]
+        credit0, out = int(st[K.CREDIT]), []
+        for m, mask in enumerate(st[K.MELD:K.MELD + st[K.NMELDS]].tolist()):
+            cards = _in_order(int(mask))
+            out.append({"index": m, "cards": _codes(cards), "kind": K.meld_kind(int(mask)),
+                        "teams": [0 if (credit0 >> c) & 1 else 1 for c in cards],
+                        "team": self.meld_team[m] if m < len(self.meld_team) else None})
+        return out
 
     def _phase(self) -> tuple[str, str | None]:
         """The game's phase for the page, and the person's step when it is their turn."""
