@@ -37,7 +37,7 @@ from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card
 from pasur_env.pasur.engine import StepInfo
 from pasur_env.pasur.moves import capture_is_sur, move_options, move_to_actions
 
-__all__ = ["play", "watch", "watch_rummy", "replay_in_terminal", "HumanGame"]
+__all__ = ["play", "watch", "watch_rummy", "replay_in_terminal", "HumanGame", "Console"]
 
 HELP = """\
 Commands:
@@ -60,7 +60,32 @@ class _Quit(Exception):
     """The player left (quit or end of input)."""
 
 
-class HumanGame:
+class Console:
+    """Text out and lines in for a game in the terminal (``inp``/``out`` streams); the end
+    of the input or Ctrl-C raises :class:`_Quit`, so the game leaves cleanly. Shared by
+    both games' terminal play (:mod:`agents.apps.rummy_terminal`)."""
+
+    inp: TextIO
+    out: TextIO
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def ask(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        try:
+            line = self.inp.readline()
+        except KeyboardInterrupt:
+            raise _Quit from None
+        if not line:
+            self.say("\n(end of input: leaving the game)")
+            raise _Quit
+        return line.strip()
+
+
+class HumanGame(Console):
     """One game of a human against agents, through the AEC env (see :func:`play`).
 
     With ``seat=None`` nobody is human: every seat is an agent and the game is watched
@@ -112,23 +137,6 @@ class HumanGame:
         if dealer is not None:
             options["dealer"] = dealer
         self.env.reset(seed=seed, options=options or None)
-
-    # ---- output / input ----------------------------------------------------------------
-    def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
-
-    def ask(self, prompt: str) -> str:
-        self.out.write(prompt)
-        self.out.flush()
-        try:
-            line = self.inp.readline()
-        except KeyboardInterrupt:
-            raise _Quit from None
-        if not line:
-            self.say("\n(end of input: leaving the game)")
-            raise _Quit
-        return line.strip()
 
     def _mine(self, seat: int) -> bool:
         """Whether ``seat`` is on the human's side."""

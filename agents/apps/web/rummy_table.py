@@ -175,6 +175,11 @@ class RummyTable(TableGame):
         return bool(self.engine.done[0])
 
     @property
+    def deals(self) -> int:
+        """Deals in this game (one for ``episode="round"``)."""
+        return self.rules.deals if self.engine.episode == "game" else 1
+
+    @property
     def paused(self) -> bool:
         return self.sheet is not None and not self.over
 
@@ -494,7 +499,7 @@ class RummyTable(TableGame):
             "game": GAME, "version": self.version, "players": 4, "seat": self.human,
             "names": list(self.names), "phase": phase, "step": step,
             "to_move": None if self.over else self._mover(),
-            "deal": int(st[K.DEAL]) + 1, "deals": self.rules.deals, "dealer": int(st[K.DEALER]),
+            "deal": int(st[K.DEAL]) + 1, "deals": self.deals, "dealer": int(st[K.DEALER]),
             "stock": int(eng.stock_size[0]), "pile": _codes(eng.pile(0)),
             "hand": _codes(eng.hand(0, self.human)),
             "picked": _codes(cards_of(st[K.PICKED])) if step else [],
