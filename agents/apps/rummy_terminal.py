@@ -168,21 +168,12 @@ class RummyHumanGame(Console):
         """Read one action of the person and play it (asks again until one is legal)."""
         actions = v["legal"]["actions"]
         while True:
-            line = self.ask("Your action (number or text; 'help'): ")
-            low = line.lower()
-            if not line:
-                self.say("Type an action's number (1 to "
-                         f"{len(actions)}) or its text; 'help' for more.")
+            line = self.command("Your action (number or text; 'help'): ",
+                                f"Type an action's number (1 to {len(actions)}) or its text; "
+                                "'help' for more.", HELP, lambda: self.show(self.table.view()))
+            if line is None:
                 continue
-            if low in ("q", "quit", "exit"):
-                raise _Quit
-            if low in ("h", "help", "?"):
-                self.say(HELP)
-                continue
-            if low in ("t", "table", "show"):
-                self.show(self.table.view())
-                continue
-            if low == "hint":
+            if line.lower() == "hint":
                 h = self.table.hint()
                 self.say(f"{h['agent']} would play {h['action']}"
                          + (f" (then {', '.join(h['turn'][1:])})" if len(h["turn"]) > 1 else ""))

@@ -23,7 +23,7 @@ a quick check that an install works (``make demo``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import numpy as np
@@ -83,6 +83,26 @@ class Console:
             self.say("\n(end of input: leaving the game)")
             raise _Quit
         return line.strip()
+
+    def command(self, prompt: str, nudge: str, help_text: str,
+                show: Callable[[], None]) -> str | None:
+        """One line of input with the commands every game shares handled here (an empty
+        line gets ``nudge``; ``quit``, ``help``, ``table``): None means ask again, any
+        other line is returned for the game to read."""
+        line = self.ask(prompt)
+        low = line.lower()
+        if not line:
+            self.say(nudge)
+            return None
+        if low in ("q", "quit", "exit"):
+            raise _Quit
+        if low in ("h", "help", "?"):
+            self.say(help_text)
+            return None
+        if low in ("t", "table", "show"):
+            show()
+            return None
+        return line
 
 
 class HumanGame(Console):
@@ -320,18 +340,10 @@ class HumanGame(Console):
         self.show()
         hand = sorted(eng.hand(0, self.human))
         while True:
-            line = self.ask("Your play (card or number; 'help'): ")
-            low = line.lower()
-            if not line:
-                self.say("Type a card such as 7H (or its number in the list); 'help' for more.")
-                continue
-            if low in ("q", "quit", "exit"):
-                raise _Quit
-            if low in ("h", "help", "?"):
-                self.say(HELP)
-                continue
-            if low in ("t", "table", "show"):
-                self.show()
+            line = self.command("Your play (card or number; 'help'): ",
+                                "Type a card such as 7H (or its number in the list); 'help' "
+                                "for more.", HELP, self.show)
+            if line is None:
                 continue
             tokens = line.replace(",", " ").split()
             card = self._read_card(tokens[0], hand)

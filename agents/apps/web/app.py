@@ -33,7 +33,7 @@ from typing import Any, Literal
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agents.apps.web.pasur_table import PasurTable, hint_agent_name
 from agents.apps.web.rummy_table import RummyTable, rummy_replay_frames
@@ -79,6 +79,12 @@ class Move(BaseModel):
     take: list[str] = Field(default_factory=list, max_length=12)
     action: str | int | None = None
     version: int | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Move:
+        if (self.card is None) == (self.action is None):
+            raise ValueError("give 'card' (Pasur) or 'action' (Persian Rummy)")
+        return self
 
 
 def _guard(fn: Callable[[], Any]) -> Any:
@@ -172,7 +178,7 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
         def play(g: TableGame) -> dict[str, Any]:
             if not isinstance(g, RummyTable):
                 if body.card is None:
-                    raise ValueError("field 'card' is required")
+                    raise ValueError("field 'card' is required at a Pasur table")
                 g.play(body.card, body.take)
                 return g.view()
             if body.version is not None and body.version != g.version:
