@@ -59,6 +59,9 @@ def test_a_rummy_round_by_clicking(server, page, shots) -> None:  # noqa: F811
         "seed": 1, "flags": {"deals": 1}}).json()["id"]
     page.goto(f"{server}/?game={gid}&pace=0")
     page.wait_for_selector("#r-hand .rcard")
+    page.click("#r-hint")  # the hint is drawn on the board
+    page.wait_for_selector("#rummy-table .hinted")
+    assert "would play" in page.inner_text("#r-hint-text")
     page.click("#r-hand .rcard[data-card='2C']")  # not drawn yet
     assert "Draw first" in page.inner_text("#r-message")
     page.click("#r-pile .rcard[data-card='7H']")  # the discard-pile draw
@@ -94,6 +97,27 @@ def test_a_rummy_round_by_clicking(server, page, shots) -> None:  # noqa: F811
     assert "Cards melded" in text and "Round total" in text and "Left in hand" in text
     assert page.inner_text("#r-winner").strip()  # one deal: the game is over, a winner named
     page.click("#r-summary-continue")
+    page.click("#r-replay")  # the record, checked by replaying it, in the replay viewer
+    page.wait_for_selector("#replay-board svg")
+    assert "0 / " in page.inner_text("#replay-step")
+
+
+def test_the_rummy_table_at_390_px(server, page, shots) -> None:  # noqa: F811
+    import httpx
+
+    gid = httpx.post(f"{server}/api/games", json={
+        "game": "persian_rummy", "deck": DECK, "seed": 1}).json()["id"]
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        page.goto(f"{server}/?game={gid}&pace=0")
+        page.wait_for_selector("#r-hand .rcard")
+        box = page.locator("#r-hand .rcard").first.bounding_box()
+        assert box is not None and box["width"] >= 30  # a card stays readable
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 400, width  # no sideways scrolling
+        page.screenshot(path=str(shots / "web_rummy_390.png"), full_page=True)
+    finally:
+        page.set_viewport_size({"width": 1100, "height": 1000})
 
 
 def _play_to_the_round_end(page) -> None:  # noqa: F811

@@ -21,11 +21,11 @@ const Rummy = (() => {
   };
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-  function cardEl(c, where, team) {
+  function cardEl(c, where, credit) {
     const b = el("button", `rcard ${where}${red(c) ? " red" : ""}${c.startsWith("JK") ? " joker" : ""}`, pretty(c));
     b.type = "button";
     b.dataset.card = c;
-    if (team !== undefined) b.classList.add(`team${team}`);
+    if (credit) b.classList.add(`credit-${credit}`);
     return b;
   }
 
@@ -54,6 +54,8 @@ const Rummy = (() => {
         </div>
         <div class="r-seat r-right" id="r-seat-right"></div>
       </div>
+      <p class="r-help">Under each melded card: <span class="credit-mine-key">blue</span> counts for
+        your team, <span class="credit-theirs-key">orange</span> for the opponents.</p>
       <div id="r-obligation" hidden></div>
       <div class="r-seat r-bottom"><span class="r-label" id="r-you">Your hand</span>
         <div id="r-hand" class="r-cards"></div></div>
@@ -64,6 +66,7 @@ const Rummy = (() => {
         <button id="r-hint" type="button">Hint</button>
         <span id="r-hint-text"></span>
         <a id="r-download" hidden download="persian_rummy-game.json">Download the record</a>
+        <button id="r-replay" type="button" hidden>Replay this game</button>
       </div>
       <p class="r-help">Draw from the stock or take a card of the pile (with every card above it: you must
         meld it this turn). Click a card of your hand, then <b>Add to meld</b> (lowest card first) and
@@ -78,6 +81,11 @@ const Rummy = (() => {
     $("r-meld").addEventListener("click", () => act("MELD"));
     $("r-discard").addEventListener("click", () => selected && act(`DISCARD ${selected}`));
     $("r-hint").addEventListener("click", hint);
+    $("r-replay").addEventListener("click", async () => {
+      const rec = await api("GET", `/api/games/${gid}/record`);
+      show("replay");
+      loadReplay(rec);  // app.js's replay viewer takes both games' records
+    });
     $("r-summary-continue").addEventListener("click", closeSheet);
   }
 
@@ -151,7 +159,7 @@ const Rummy = (() => {
   function meldEl(v, m) {
     const d = el("div", "r-meld");
     d.dataset.meld = m.index;
-    d.append(el("span", "r-label", `${m.index + 1}`), ...m.cards.map((c, i) => cardEl(c, "in-meld", m.teams[i])));
+    d.append(el("span", "r-label", `${m.index + 1}`), ...m.cards.map((c, i) => cardEl(c, "in-meld", m.teams[i] === v.seat % 2 ? "mine" : "theirs")));
     if (v.step === "choose" ? v.legal.targets.includes(m.index)
       : selected && (v.legal.lay_off[selected] || []).includes(m.index)) d.classList.add("can-lay");
     d.addEventListener("click", () => clickMeld(m.index));
@@ -180,12 +188,15 @@ const Rummy = (() => {
     $("r-you").textContent = `Your hand (player_${v.seat}, team with player_${at(2)})`;
     $("r-stock").textContent = `Stock (${v.stock})`;
     $("r-stock").disabled = !(mine && L.stock);
+    $("r-stock").classList.toggle("hinted", hinted === "DRAW_STOCK");
+    $("r-meld").classList.toggle("hinted", hinted === "MELD");
     $("r-pass").hidden = !L.pass;
     $("r-pass").disabled = !(mine && L.pass);
     const pile = $("r-pile");
     pile.replaceChildren(...v.pile.map((c) => {
       const b = cardEl(c, "pile");
       if (L.take.includes(c)) b.classList.add("legal");
+      if (hinted === `TAKE ${c}`) b.classList.add("hinted");
       b.addEventListener("click", () => clickPile(c));
       return b;
     }));
@@ -200,7 +211,7 @@ const Rummy = (() => {
       const b = cardEl(c, "hand");
       if (L.pick.includes(c) || L.discard.includes(c) || L.lay_off[c]) b.classList.add("legal");
       if (c === selected) b.classList.add("selected");
-      if (c === hinted) b.classList.add("hinted");
+      if (hinted && hinted.endsWith(` ${c}`) && !hinted.startsWith("TAKE")) b.classList.add("hinted");
       b.addEventListener("click", () => clickHand(c));
       return b;
     }));
@@ -209,6 +220,8 @@ const Rummy = (() => {
     $("r-discard").disabled = !(mine && selected && L.discard.includes(selected));
     $("r-hint").disabled = !mine;
     $("r-download").hidden = v.phase !== "over";
+    $("r-replay").hidden = v.phase !== "over";
+    $("r-replay").disabled = false;
     if (v.phase === "over") $("r-download").href = `/api/games/${gid}/record`;
     drawLog(v);
     if (v.sheet && (v.phase !== "play")) showSheet(v);
@@ -271,8 +284,7 @@ const Rummy = (() => {
     busy = true;
     try {
       const h = await api("POST", `/api/games/${gid}/hint`);
-      const card = h.action.split(" ")[1];
-      hinted = card && view.hand.includes(card) ? card : null;
+      hinted = h.action;  // drawn on the board: the stock, a pile card, a hand card or Meld
       $("r-hint-text").textContent = `${h.agent} would play ${h.action}` +
         (h.turn.length > 1 ? ` (then ${h.turn.slice(1).join(", ")})` : "");
     } catch (e) { say(e.message); } finally { busy = false; render(view); }
