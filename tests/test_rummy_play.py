@@ -79,6 +79,10 @@ def _play_through_api(client, body: dict[str, Any], rng: random.Random) -> dict[
         if view["phase"] == "round_over":
             res = client.post(f"/api/games/{gid}/continue")
         else:
+            if rng.random() < 0.05:  # hints name no hidden card either
+                hint = client.post(f"/api/games/{gid}/hint").json()
+                assert not _words(hint, view["deal"]) & _hidden(table), hint
+                assert "DRAW_STOCK" not in hint["turn"][:-1]  # nothing told past a draw
             action = rng.choice(view["legal"]["actions"])
             res = client.post(f"/api/games/{gid}/move",
                               json={"action": action, "version": view["version"]})

@@ -405,7 +405,8 @@ class RummyTable(TableGame):
 
     def hint(self) -> dict[str, Any]:
         """What the strongest registered agent would play in the person's place: its next
-        action and the rest of the turn it would play."""
+        action and the rest of the turn it would play, up to a draw from the stock (what
+        follows depends on a card the person has not seen, so it is not told)."""
         if not self._my_turn():
             raise ValueError("it is not your turn")
         name = next(n for n in HINT_AGENTS if n in agent_names(GAME))
@@ -414,7 +415,7 @@ class RummyTable(TableGame):
         while not shadow.done[0] and shadow.mover(0) == self.human and len(turn) < 40:
             a = int(decide(shadow, games, [agent], games)[0])
             turn.append(action_str(a))
-            if shadow.step(np.array([a], dtype=np.int64)).round_end[0]:
+            if a == K.DRAW_STOCK or shadow.step(np.array([a], dtype=np.int64)).round_end[0]:
                 break
         return {"agent": name, "action": turn[0], "turn": turn}
 
