@@ -142,3 +142,18 @@ def _play_to_the_round_end(page) -> None:  # noqa: F811
         else:
             raise AssertionError("no discard offered: " + page.inner_text("#r-status"))
     raise AssertionError("the round did not end in 200 turns")
+
+
+def test_a_double_click_draws_once(server, page) -> None:  # noqa: F811
+    import httpx
+
+    gid = httpx.post(f"{server}/api/games", json={
+        "game": "persian_rummy", "deck": DECK, "seed": 1, "opponents": ["random"]}).json()["id"]
+    page.goto(f"{server}/?game={gid}&pace=0")
+    page.wait_for_selector("#r-hand .rcard")
+    page.dblclick("#r-stock")  # the second click lands while the first is in flight
+    page.wait_for_function("document.querySelector('#r-log').textContent.includes('You draw')")
+    _idle(page)
+    log = httpx.get(f"{server}/api/games/{gid}").json()["log"]
+    assert [e["what"] for e in log if e["seat"] == 0] == ["draw"]
+    assert page.locator("#r-hand .rcard").count() == 8

@@ -164,8 +164,6 @@ class RummyTable(TableGame):
         try:
             return cls(seat=form.get("seat", 0), opponents=opponents, seed=seed, flags=flags,
                        deck=deck, dealer=form.get("dealer"), episode=form.get("episode", "game"))
-        except AgentError:
-            raise
         except (TypeError, ValueError) as e:
             raise type(e)(f"Persian Rummy table: {e}") from None
 
