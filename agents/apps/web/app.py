@@ -7,7 +7,8 @@ route                                       what it does
 ``GET /api/setup``                          agents, presets and rule flags the page offers
 ``POST /api/games``                         start a game; returns its id and the person's view
 ``GET /api/games/{id}``                     the person's view (``TableGame.view``)
-``POST /api/games/{id}/move``               play ``{card, take}``; the agents answer
+``POST /api/games/{id}/move``               play ``{card, take}`` (Pasur) or ``{action,
+                                            version}`` (Persian Rummy); the agents answer
 ``POST /api/games/{id}/continue``           close a round's score sheet
 ``POST /api/games/{id}/hint``               what the strongest agent would play
 ``GET /api/games/{id}/record``              the game's record, once it is over
