@@ -232,15 +232,14 @@ def test_a_slow_search_does_not_stall_other_games(monkeypatch) -> None:
             timeout=120).json()))
         t.start()
         time.sleep(0.3)  # the slow game's opponent is searching now
-        waits = []
         for _ in range(5):
-            t0 = time.perf_counter()
             assert httpx.get(f"{base}/api/games/{quick['id']}").status_code == 200
-            waits.append(time.perf_counter() - t0)
-        busy = t.is_alive()
+        # ordering, not timing: had the search stalled the server, these answers would
+        # have come only after it ended
+        answered_during_search = t.is_alive()
         t.join()
-        assert busy and "id" in slow, "the slow search ended too early to test anything"
-        assert max(waits) < 0.5, waits
+        assert "id" in slow
+        assert answered_during_search, "the other game was answered only after the search"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

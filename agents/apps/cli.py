@@ -6,6 +6,7 @@
     pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
     pasur play --opponent heuristic --players 2 --seed 7
+    pasur play --game persian_rummy --opponent greedy --seat 1
     pasur demo --players 3
     pasur serve --port 8000
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
@@ -18,7 +19,7 @@
     pasur tournament --game persian_rummy greedy random rollout --rounds 200
     pasur demo --game persian_rummy --agent greedy
 
-Every command but ``serve`` and ``play`` takes ``--game`` (``pasur``, the default, or
+Every command but ``serve`` takes ``--game`` (``pasur``, the default, or
 ``persian_rummy``); options that do not apply to the chosen game (``--players 3`` or
 ``--preset`` with Persian Rummy) are refused before anything runs, with exit code 2.
 
@@ -122,19 +123,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser(
         "play", help="play against agents in the terminal",
-        description="Play Pasur in the terminal against agents.",
+        description="Play Pasur or Persian Rummy in the terminal against agents.",
     )
     _add_game(pl)
     pl.add_argument("--opponent", action="append", default=None, metavar="AGENT",
                     help="agent for the other seats (default greedy); repeat it to give "
                     "one agent per other seat, in seat order")
-    pl.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    pl.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
+                    help="players (default: Pasur 2, Persian Rummy 4)")
     pl.add_argument("--seed", type=int, default=None, help="seed (default: random)")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0: you lead)")
     pl.add_argument("--episode", choices=("game", "round"), default="game",
                     help="a game to the target score (default) or a single round")
     pl.add_argument("--deck", default=None,
-                    help="first deck: 52 card codes, top first (e.g. for practice)")
+                    help="first deck: 52 card codes (Persian Rummy: 56), top first "
+                    "(e.g. for practice)")
     pl.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
     pl.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags, e.g. --rule target_score=31")
@@ -183,9 +186,8 @@ def _add_web_commands(sub: Any) -> None:
     sv = sub.add_parser(
         "serve", help="the web table: play in the browser (needs the web extra)",
         description="Serve the web table (FastAPI + uvicorn). It binds 127.0.0.1 unless "
-        "told otherwise.",
+        "told otherwise. The page offers every game (Pasur, Persian Rummy).",
     )
-    _add_game(sv)
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sv.add_argument("--max-games", type=int, default=200, help="live games at most (200)")
@@ -247,19 +249,16 @@ def _write_json(res: Any, args: argparse.Namespace, out: Any) -> None:
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why the parsed options do not fit the chosen game (one line), or None.
 
-    Checked before any command runs: ``play`` and ``serve`` are Pasur's alone; the
-    options of ``eval``, ``tournament`` and ``demo`` (players, preset, rule flags) must
-    be ones the game takes (:func:`agents.evaluation.match.setup`).
+    Checked before any command runs (``serve`` offers every game); the options of
+    ``eval``, ``tournament``, ``demo`` and ``play`` (players, preset, rule flags) must be
+    ones the game takes (:func:`agents.evaluation.match.setup`).
     """
     game = getattr(args, "game", "pasur")
-    if args.command in ("replay", "warmup", "doctor"):
+    if args.command in ("replay", "warmup", "doctor", "serve"):
         return None
-    if game == "pasur" and args.command in ("play", "serve"):
+    if game == "pasur" and args.command == "play":
         return None
     title = game_info(game).title
-    if args.command in ("play", "serve"):
-        return (f"terminal and web play of {title} are not available yet (only Pasur); "
-                f"watch agents play it with: pasur demo --game {game}")
     if args.command == "agents":
         return None
     taken = game_info(game).players
@@ -323,11 +322,17 @@ def _play(args: argparse.Namespace) -> int:
 
     opponents = args.opponent or ["greedy"]
     kwargs = _rules(args.rule)
+    if args.game == "persian_rummy":
+        from agents.apps.rummy_terminal import play_rummy
+
+        deck = args.deck.replace(",", " ").split() if args.deck else None
+        return play_rummy(opponents, seed=args.seed, seat=args.seat, episode=args.episode,
+                          deck=deck, **kwargs)
     if args.preset:
         kwargs["preset"] = args.preset
     deck = parse_cards(args.deck) if args.deck else None
     return play(
-        opponents if len(opponents) > 1 else opponents[0], players=args.players,
+        opponents if len(opponents) > 1 else opponents[0], players=args.players or 2,
         seed=args.seed, seat=args.seat, episode=args.episode, deck=deck, **kwargs,
     )
 

@@ -34,6 +34,11 @@ function say(text) { $("message").textContent = text || ""; }
 
 // ---- the start form -----------------------------------------------------------------
 function fillSeats() {
+  const rummy = $("game-choice").value === "persian_rummy";
+  if (rummy) $("players").value = "4";
+  $("players").disabled = rummy;
+  $("preset").disabled = rummy;
+  $("flags").hidden = rummy;
   const players = Number($("players").value);
   const seat = $("seat");
   const keep = Math.min(Number(seat.value || 0), players - 1);
@@ -50,8 +55,9 @@ function fillSeats() {
     const sel = document.createElement("select");
     sel.className = "opponent";
     sel.dataset.seat = s;
-    for (const name of setup.agents) sel.add(new Option(name, name));
-    sel.value = setup.agents.includes("heuristic") ? "heuristic" : setup.agents[0];
+    const names = rummy ? setup.games.persian_rummy.agents : setup.agents;
+    for (const name of names) sel.add(new Option(name, name));
+    sel.value = names.includes("heuristic") ? "heuristic" : names.includes("greedy") ? "greedy" : names[0];
     label.append(sel);
     box.append(label);
   }
@@ -76,6 +82,12 @@ function formBody() {
 async function start(event) {
   event.preventDefault();
   try {
+    if ($("game-choice").value === "persian_rummy") {  // rummy.js draws that table
+      const b = formBody();
+      const form = { seat: b.seat, opponents: b.opponents.slice(0, 3), players: 4 };
+      if (b.seed !== undefined) form.seed = b.seed;
+      return await window.Rummy.start(form);
+    }
     const res = await api("POST", "/api/games", formBody());
     gameId = res.id;
     history.replaceState(null, "", `?game=${gameId}`);
@@ -87,7 +99,7 @@ async function start(event) {
 
 // ---- the game -------------------------------------------------------------------------
 function show(which) {
-  for (const id of ["setup", "game", "replay"]) $(id).hidden = id !== which;
+  for (const id of ["setup", "game", "replay", "rummy-table"]) $(id).hidden = id !== which;
 }
 
 function seatName(v, s) {
@@ -262,6 +274,7 @@ async function init() {
   for (const p of setup.presets) if (p !== "classic") $("preset").add(new Option(p, p));
   fillSeats();
   $("players").addEventListener("change", fillSeats);
+  $("game-choice").addEventListener("change", fillSeats);
   $("seat").addEventListener("change", fillSeats);
   $("setup-form").addEventListener("submit", start);
   $("capture-take").addEventListener("click", takeSelected);
@@ -283,7 +296,12 @@ async function init() {
   $("replay-last").addEventListener("click", () => step(frames.length - 1));
   const resume = new URLSearchParams(location.search).get("game");
   if (resume) {  // a game started elsewhere (or before a reload): carry on with it
-    try { gameId = resume; show("game"); render(await api("GET", `/api/games/${gameId}`)); }
+    try {
+      gameId = resume;
+      const v = await api("GET", `/api/games/${gameId}`);
+      if (v.game === "persian_rummy") window.Rummy.open(gameId, v);
+      else { show("game"); render(v); }
+    }
     catch (e) { show("setup"); alert(`That game is gone: ${e.message}`); }
   }
 }
