@@ -55,7 +55,7 @@ function fillSeats() {
     const sel = document.createElement("select");
     sel.className = "opponent";
     sel.dataset.seat = s;
-    const names = rummy ? setup.games.persian_rummy.agents : setup.agents;
+    const names = rummy ? setup.games.persian_rummy.offered["4"] : (setup.offered[String(players)] || setup.agents);
     for (const name of names) sel.add(new Option(name, name));
     sel.value = names.includes("heuristic") ? "heuristic" : names.includes("greedy") ? "greedy" : names[0];
     label.append(sel);
