@@ -294,7 +294,7 @@ register_loader(lambda spec: spec.lower().endswith(".npz"), _load_net)
 
 def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
     """An RLlib checkpoint (``rllib:PATH``, written by ``train/rllib_ppo.py``) as an agent
-    (needs Ray RLlib: the ``.venv-rllib`` of ``make rllib``)."""
+    (needs the ``rllib`` extra, in a virtual environment of its own)."""
     from agents.learned.rllib_agent import PREFIX, RLlibAgent
 
     return RLlibAgent(spec[len(PREFIX):], seed=seed, **kwargs)

@@ -32,8 +32,7 @@ from pasur_env.pasur.rules import PRESETS, RULE_FLAGS, Rules, make_rules
 from pasur_env.pasur.single_agent import PasurSingleAgentEnv
 from pasur_env.rummy import RummyEngine, RummyRules, RummyStepInfo, make_rummy_rules
 from pasur_env.rummy.single_agent import PersianRummySingleAgentEnv
-
-__version__ = "0.2.0"
+from pasur_env.version import __version__ as __version__
 
 #: modules that moved when the tree was split into core / pasur / rummy: their old
 #: names still import (saved checkpoints and scripts name them)

@@ -227,8 +227,8 @@ def test_rummy_tournament_and_demo(capsys) -> None:
     (["demo", "--game", "persian_rummy", "--players", "3"], "does not take --players 3"),
     (["eval", "--game", "persian_rummy", "greedy", "random", "--rule", "target_score=3"],
      "target_score"),
-    (["play", "--game", "persian_rummy"], "terminal and web play of Persian Rummy are not"),
-    (["serve", "--game", "persian_rummy"], "terminal and web play of Persian Rummy are not"),
+    (["play", "--game", "persian_rummy", "--players", "2"], "does not take --players 2"),
+    (["play", "--game", "persian_rummy", "--preset", "classic"], "does not take --preset"),
 ])
 def test_options_a_game_does_not_take_are_refused_in_one_line(argv, message, capsys) -> None:
     assert main(argv) == 2

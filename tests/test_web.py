@@ -32,7 +32,7 @@ DECK = [card_code(c) for c in _FIRST + [c for c in range(52) if c not in _FIRST]
 @pytest.fixture()
 def client():
     app = create_app(max_games=8, idle_seconds=600)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://localhost") as c:
         c.app_state = app.state
         yield c
 
@@ -72,11 +72,21 @@ def play_out(client, gid: str, view: dict, check_leaks: bool = False) -> dict:
             continue
         assert view["to_move"] == view["seat"] and view["legal"]
         card, options = next(iter(view["legal"].items()))
-        r = client.post(f"/api/games/{gid}/move", json={"card": card, "take": options[0]
-                                                                      if options else []})
+        r = client.post(f"/api/games/{gid}/move", json={
+            "card": card, "take": options[0] if options else [], "version": view["version"]})
         assert r.status_code == 200, r.text
         view = r.json()
     raise AssertionError("the game did not end")
+
+
+def replay_frames(client, rec: dict) -> list[dict]:
+    """Every frame of a record's replay, page by page (``/api/replay?start=``)."""
+    frames: list[dict] = []
+    while True:
+        page = client.post(f"/api/replay?start={len(frames)}", json=rec).json()
+        frames += page["frames"]
+        if len(frames) >= page["total"]:
+            return frames
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -90,7 +100,7 @@ def test_whole_games_through_the_api(client, players) -> None:
     rec = client.get(f"/api/games/{gid}/record").json()
     rep = replay(rec)  # the record replays on the engine
     assert len(rep.states) == len(rec["actions"]) + 1
-    frames = client.post("/api/replay", json=rec).json()["frames"]
+    frames = replay_frames(client, rec)
     assert len(frames) == len(rec["actions"]) + 1 and "<svg" in frames[-1]["svg"]
 
 
@@ -98,15 +108,16 @@ def test_round_summary_adds_up(client) -> None:
     gid, view = new_game(client, flags={"target_score": 200})
     while view["phase"] == "play":
         card, options = next(iter(view["legal"].items()))
-        view = client.post(f"/api/games/{gid}/move",
-                           json={"card": card, "take": options[0] if options else []}).json()
+        view = client.post(f"/api/games/{gid}/move", json={
+            "card": card, "take": options[0] if options else [], "version": view["version"]}).json()
     assert view["phase"] == "round_over"
     for side in view["sheet"]:
         parts = (side["club_points"] + side["ten_diamonds"] + side["two_clubs"] + side["aces"]
                  + side["jacks"] + side["sur_points"])
         assert parts == side["total"]
     assert sum(s["total"] for s in view["sheet"]) >= 20
-    assert client.post(f"/api/games/{gid}/move", json={"card": "AC"}).status_code == 400
+    assert client.post(f"/api/games/{gid}/move",
+                       json={"card": "AC", "version": view["version"]}).status_code == 400
     view = client.post(f"/api/games/{gid}/continue").json()
     assert view["phase"] == "play" and view["sheet"] is None
 
@@ -151,10 +162,11 @@ def test_a_multi_option_capture_and_refusals(client) -> None:
            ({"card": "ZZ"}, "unknown card code")]
     before = client.get(f"/api/games/{gid}").json()
     for body, why in bad:
-        r = client.post(f"/api/games/{gid}/move", json=body)
+        r = client.post(f"/api/games/{gid}/move", json={**body, "version": view["version"]})
         assert r.status_code == 400 and why in r.json()["detail"], (body, r.text)
     assert client.get(f"/api/games/{gid}").json() == before  # refusals change nothing
-    view = client.post(f"/api/games/{gid}/move", json={"card": "7H", "take": ["2S", "2D"]}).json()
+    view = client.post(f"/api/games/{gid}/move",
+                       json={"card": "7H", "take": ["2S", "2D"], "version": view["version"]}).json()
     first = [e for e in view["log"] if e["kind"] == "move"][0]
     assert {k: first[k] for k in ("kind", "seat", "card", "taken", "sur", "round")} == {
         "kind": "move", "seat": 0, "card": "7H", "taken": ["2D", "2S"], "sur": False, "round": 1}
@@ -215,7 +227,7 @@ def test_hints_are_legal_moves(client) -> None:
 
 def test_the_store_is_bounded_and_forgets_idle_games() -> None:
     app = create_app(max_games=2, idle_seconds=600)
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://localhost") as c:
         ids = [new_game(c)[0] for _ in range(2)]
         r = c.post("/api/games", json={"opponents": ["greedy"]})
         assert r.status_code == 503 and "limit" in r.json()["detail"]
@@ -253,15 +265,14 @@ def test_a_slow_search_does_not_stall_other_games(monkeypatch) -> None:
             timeout=120).json()))
         t.start()
         time.sleep(0.3)  # the slow game's opponent is searching now
-        waits = []
         for _ in range(5):
-            t0 = time.perf_counter()
             assert httpx.get(f"{base}/api/games/{quick['id']}").status_code == 200
-            waits.append(time.perf_counter() - t0)
-        busy = t.is_alive()
+        # ordering, not timing: had the search stalled the server, these answers would
+        # have come only after it ended
+        answered_during_search = t.is_alive()
         t.join()
-        assert busy and "id" in slow, "the slow search ended too early to test anything"
-        assert max(waits) < 0.5, waits
+        assert "id" in slow
+        assert answered_during_search, "the other game was answered only after the search"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -32,7 +32,13 @@ package imports ``agents`` and ``pasur_env``; neither imports it. The modules th
 moved into the subpackages still import by their old names (:data:`MOVED_MODULES`).
 """
 
+import sys
+
 from pasur_env.core.aliases import install_aliases
+from pasur_env.core.extras import exit_on_missing_extra
+
+if sys.argv[:1] == ["-m"]:  # ``python -m train.X``: a missing extra is one line, no traceback
+    exit_on_missing_extra("the training scripts")
 
 #: old module name -> its new home (old RLlib checkpoints and scripts name the old ones)
 MOVED_MODULES = {

@@ -6,17 +6,20 @@
     pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
     pasur play --opponent heuristic --players 2 --seed 7
+    pasur play --game persian_rummy --opponent greedy --seat 1
     pasur demo --players 3
     pasur serve --port 8000
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur agents
+    pasur warmup              # compile every kernel ahead (first run only)
+    pasur doctor              # versions, where the packages come from, the kernel cache
 
     pasur agents --game persian_rummy
     pasur eval --game persian_rummy greedy random --rounds 10000 --rule deals=1
     pasur tournament --game persian_rummy greedy random rollout --rounds 200
     pasur demo --game persian_rummy --agent greedy
 
-Every command but ``serve`` and ``play`` takes ``--game`` (``pasur``, the default, or
+Every command but ``serve`` takes ``--game`` (``pasur``, the default, or
 ``persian_rummy``); options that do not apply to the chosen game (``--players 3`` or
 ``--preset`` with Persian Rummy) are refused before anything runs, with exit code 2.
 
@@ -36,6 +39,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.registry import parse_value
+from pasur_env.core.compile import compile_progress
+from pasur_env.core.extras import as_missing_extra, missing_extra
 from pasur_env.games import GAME_IDS, game_info
 
 __all__ = ["main", "build_parser"]
@@ -118,19 +123,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     pl = sub.add_parser(
         "play", help="play against agents in the terminal",
-        description="Play Pasur in the terminal against agents.",
+        description="Play Pasur or Persian Rummy in the terminal against agents.",
     )
     _add_game(pl)
     pl.add_argument("--opponent", action="append", default=None, metavar="AGENT",
                     help="agent for the other seats (default greedy); repeat it to give "
                     "one agent per other seat, in seat order")
-    pl.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    pl.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
+                    help="players (default: Pasur 2, Persian Rummy 4)")
     pl.add_argument("--seed", type=int, default=None, help="seed (default: random)")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0: you lead)")
     pl.add_argument("--episode", choices=("game", "round"), default="game",
                     help="a game to the target score (default) or a single round")
     pl.add_argument("--deck", default=None,
-                    help="first deck: 52 card codes, top first (e.g. for practice)")
+                    help="first deck: 52 card codes (Persian Rummy: 56), top first "
+                    "(e.g. for practice)")
     pl.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
     pl.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags, e.g. --rule target_score=31")
@@ -150,7 +157,28 @@ def build_parser() -> argparse.ArgumentParser:
     _add_web_commands(sub)
     ag = sub.add_parser("agents", help="list the registered agent names of a game")
     _add_game(ag)
+    _add_install_commands(sub)
     return parser
+
+
+def _add_install_commands(sub: Any) -> None:
+    """``pasur warmup`` (compile ahead) and ``pasur doctor`` (what is installed where)."""
+    wu = sub.add_parser(
+        "warmup", help="compile every kernel ahead of time (the first run's cost, paid once)",
+        description="Compile the kernels of the envs and of every agent (and their "
+        "multi-threaded builds) into the kernel cache, with progress on stderr.",
+    )
+    wu.add_argument("--game", choices=GAME_IDS, action="append", default=None,
+                    help="only this game (repeatable; default: every game)")
+    wu.add_argument("--agent", action="append", default=None, metavar="AGENT",
+                    help="only these agents (repeatable; default: every registered one)")
+    wu.add_argument("--serial-only", action="store_true",
+                    help="skip the multi-threaded builds (used from batches of hundreds)")
+    sub.add_parser(
+        "doctor", help="versions in use, where the packages come from, the kernel cache",
+        description="Report the versions in use, where pasur_env, agents and train are "
+        "imported from and the kernel cache; exit code 1 when something needs attention.",
+    )
 
 
 def _add_web_commands(sub: Any) -> None:
@@ -158,14 +186,14 @@ def _add_web_commands(sub: Any) -> None:
     sv = sub.add_parser(
         "serve", help="the web table: play in the browser (needs the web extra)",
         description="Serve the web table (FastAPI + uvicorn). It binds 127.0.0.1 unless "
-        "told otherwise.",
+        "told otherwise. The page offers every game (Pasur, Persian Rummy).",
     )
-    _add_game(sv)
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     sv.add_argument("--max-games", type=int, default=200, help="live games at most (200)")
     sv.add_argument("--idle-minutes", type=float, default=30.0,
                     help="forget games idle this long (30)")
+    _add_limits(sv)
 
     rp = sub.add_parser(
         "replay", help="step through a recorded game in the terminal, all hands shown",
@@ -178,6 +206,29 @@ def _add_web_commands(sub: Any) -> None:
                     help="the game the record must be of (default: the record's own); "
                     "a number is read as --index, its former meaning")
     rp.add_argument("--all", action="store_true", help="print every position and exit")
+
+
+#: ``pasur serve`` flags of the web table's limits: (flag, Limits field, scale, help)
+_LIMIT_FLAGS = (
+    ("--max-memory-mb", "max_memory_mb", 1, "estimated memory of the live games at most, MB"),
+    ("--max-body-kb", "max_body_bytes", 1024, "request body size at most, KB"),
+    ("--max-record-actions", "max_record_actions", 1, "actions of a record to replay at most"),
+    ("--max-record-rounds", "max_record_rounds", 1, "rounds of a record to replay at most"),
+    ("--max-name-chars", "max_name_chars", 1, "characters of a player name in a record"),
+    ("--replay-page", "max_replay_frames", 1, "positions per replay answer at most"),
+)
+
+
+def _add_limits(sv: argparse.ArgumentParser) -> None:
+    """The web table's limits as ``pasur serve`` flags (defaults: ``Limits``)."""
+    from agents.apps.web.limits import Limits
+
+    for flag, name, scale, text in _LIMIT_FLAGS:
+        default = getattr(Limits, name) // scale
+        sv.add_argument(flag, type=int, default=default, help=f"{text} ({default})")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                    help="also answer requests for this Host name (repeat; default: "
+                    "localhost names and the --host address)")
 
 
 def _text_stream(args: argparse.Namespace) -> Any:
@@ -198,17 +249,16 @@ def _write_json(res: Any, args: argparse.Namespace, out: Any) -> None:
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why the parsed options do not fit the chosen game (one line), or None.
 
-    Checked before any command runs: ``play`` and ``serve`` are Pasur's alone; the
-    options of ``eval``, ``tournament`` and ``demo`` (players, preset, rule flags) must
-    be ones the game takes (:func:`agents.evaluation.match.setup`).
+    Checked before any command runs (``serve`` offers every game); the options of
+    ``eval``, ``tournament``, ``demo`` and ``play`` (players, preset, rule flags) must be
+    ones the game takes (:func:`agents.evaluation.match.setup`).
     """
     game = getattr(args, "game", "pasur")
-    if args.command == "replay" or game == "pasur" and args.command in ("play", "serve"):
+    if args.command in ("replay", "warmup", "doctor", "serve"):
+        return None
+    if game == "pasur" and args.command == "play":
         return None
     title = game_info(game).title
-    if args.command in ("play", "serve"):
-        return (f"terminal and web play of {title} are not available yet (only Pasur); "
-                f"watch agents play it with: pasur demo --game {game}")
     if args.command == "agents":
         return None
     taken = game_info(game).players
@@ -243,6 +293,11 @@ def _eval(args: argparse.Namespace) -> int:
 def _tournament(args: argparse.Namespace) -> int:
     from agents.evaluation.tournament import tournament
 
+    if args.plot:  # a missing matplotlib is said before the games, not after
+        try:
+            import matplotlib.figure  # noqa: F401
+        except ImportError as e:
+            raise missing_extra("pasur tournament --plot", "train", e) from None
     res = tournament(
         args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
         batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
@@ -267,11 +322,17 @@ def _play(args: argparse.Namespace) -> int:
 
     opponents = args.opponent or ["greedy"]
     kwargs = _rules(args.rule)
+    if args.game == "persian_rummy":
+        from agents.apps.rummy_terminal import play_rummy
+
+        deck = args.deck.replace(",", " ").split() if args.deck else None
+        return play_rummy(opponents, seed=args.seed, seat=args.seat, episode=args.episode,
+                          deck=deck, **kwargs)
     if args.preset:
         kwargs["preset"] = args.preset
     deck = parse_cards(args.deck) if args.deck else None
     return play(
-        opponents if len(opponents) > 1 else opponents[0], players=args.players,
+        opponents if len(opponents) > 1 else opponents[0], players=args.players or 2,
         seed=args.seed, seat=args.seat, episode=args.episode, deck=deck, **kwargs,
     )
 
@@ -292,13 +353,18 @@ def _serve(args: argparse.Namespace) -> int:
 
         from agents.apps.web.app import create_app
     except ImportError as e:
-        raise ValueError(
-            f"pasur serve needs the web extra (pip install 'pasur-env[web]'): {e}"
-        ) from None
+        raise missing_extra("pasur serve", "web", e) from None
     if args.host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: serving on {args.host}: anyone who can reach it can play here",
+        print(f"warning: serving on {args.host}: anyone who can reach it can play here"
+              + ("; it answers only the Host names localhost, 127.0.0.1 and those given "
+                 "with --allow-host" if args.host in ("0.0.0.0", "::") else ""),
               file=sys.stderr)
-    app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes)
+    from agents.apps.web.limits import Limits
+
+    limits = Limits(**{name: getattr(args, flag[2:].replace("-", "_")) * scale
+                       for flag, name, scale, _ in _LIMIT_FLAGS})
+    app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes,
+                     limits=limits, host=args.host, allow_hosts=args.allow_host)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 
@@ -323,20 +389,49 @@ def _agents(args: argparse.Namespace) -> int:
     return 0
 
 
+def _warmup(args: argparse.Namespace) -> int:
+    from agents.apps.warmup import warmup
+
+    warmup(args.game or GAME_IDS, agents=args.agent, parallel=not args.serial_only)
+    return 0
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from agents.apps.doctor import doctor_report
+
+    lines, warnings = doctor_report()
+    print("\n".join(lines))
+    return 1 if warnings else 0
+
+
+#: commands that play games: they say on stderr when they compile kernels (first run)
+_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pasur`` command line; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
-               "serve": _serve, "replay": _replay, "agents": _agents}
+               "serve": _serve, "replay": _replay, "agents": _agents, "warmup": _warmup,
+               "doctor": _doctor}
     refusal = _refusal(args)
     if refusal is not None:
         print(f"pasur {args.command}: error: {refusal}", file=sys.stderr)
         return 2
     try:
-        return handler[args.command](args)
+        if args.command not in _PLAYING:
+            return handler[args.command](args)
+        with compile_progress(prefix=f"pasur {args.command}"):
+            return handler[args.command](args)
     except (ValueError, TypeError) as e:
         print(f"pasur {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except ImportError as e:  # an optional dependency: one line naming the extra
+        missing = as_missing_extra(e, f"pasur {args.command}")
+        if missing is None:
+            raise
+        print(f"pasur {args.command}: error: {missing}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

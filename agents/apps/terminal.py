@@ -23,7 +23,7 @@ a quick check that an install works (``make demo``).
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 import numpy as np
@@ -37,7 +37,7 @@ from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card
 from pasur_env.pasur.engine import StepInfo
 from pasur_env.pasur.moves import capture_is_sur, move_options, move_to_actions
 
-__all__ = ["play", "watch", "watch_rummy", "replay_in_terminal", "HumanGame"]
+__all__ = ["play", "watch", "watch_rummy", "replay_in_terminal", "HumanGame", "Console"]
 
 HELP = """\
 Commands:
@@ -60,7 +60,52 @@ class _Quit(Exception):
     """The player left (quit or end of input)."""
 
 
-class HumanGame:
+class Console:
+    """Text out and lines in for a game in the terminal (``inp``/``out`` streams); the end
+    of the input or Ctrl-C raises :class:`_Quit`, so the game leaves cleanly. Shared by
+    both games' terminal play (:mod:`agents.apps.rummy_terminal`)."""
+
+    inp: TextIO
+    out: TextIO
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def ask(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        try:
+            line = self.inp.readline()
+        except KeyboardInterrupt:
+            raise _Quit from None
+        if not line:
+            self.say("\n(end of input: leaving the game)")
+            raise _Quit
+        return line.strip()
+
+    def command(self, prompt: str, nudge: str, help_text: str,
+                show: Callable[[], None]) -> str | None:
+        """One line of input with the commands every game shares handled here (an empty
+        line gets ``nudge``; ``quit``, ``help``, ``table``): None means ask again, any
+        other line is returned for the game to read."""
+        line = self.ask(prompt)
+        low = line.lower()
+        if not line:
+            self.say(nudge)
+            return None
+        if low in ("q", "quit", "exit"):
+            raise _Quit
+        if low in ("h", "help", "?"):
+            self.say(help_text)
+            return None
+        if low in ("t", "table", "show"):
+            show()
+            return None
+        return line
+
+
+class HumanGame(Console):
     """One game of a human against agents, through the AEC env (see :func:`play`).
 
     With ``seat=None`` nobody is human: every seat is an agent and the game is watched
@@ -112,23 +157,6 @@ class HumanGame:
         if dealer is not None:
             options["dealer"] = dealer
         self.env.reset(seed=seed, options=options or None)
-
-    # ---- output / input ----------------------------------------------------------------
-    def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
-        self.out.flush()
-
-    def ask(self, prompt: str) -> str:
-        self.out.write(prompt)
-        self.out.flush()
-        try:
-            line = self.inp.readline()
-        except KeyboardInterrupt:
-            raise _Quit from None
-        if not line:
-            self.say("\n(end of input: leaving the game)")
-            raise _Quit
-        return line.strip()
 
     def _mine(self, seat: int) -> bool:
         """Whether ``seat`` is on the human's side."""
@@ -312,18 +340,10 @@ class HumanGame:
         self.show()
         hand = sorted(eng.hand(0, self.human))
         while True:
-            line = self.ask("Your play (card or number; 'help'): ")
-            low = line.lower()
-            if not line:
-                self.say("Type a card such as 7H (or its number in the list); 'help' for more.")
-                continue
-            if low in ("q", "quit", "exit"):
-                raise _Quit
-            if low in ("h", "help", "?"):
-                self.say(HELP)
-                continue
-            if low in ("t", "table", "show"):
-                self.show()
+            line = self.command("Your play (card or number; 'help'): ",
+                                "Type a card such as 7H (or its number in the list); 'help' "
+                                "for more.", HELP, self.show)
+            if line is None:
                 continue
             tokens = line.replace(",", " ").split()
             card = self._read_card(tokens[0], hand)

@@ -31,6 +31,7 @@ import numpy as np
 from agents.evaluation.match import evaluate
 from agents.evaluation.results import EvalResult, json_number
 from agents.registry import agent_label
+from pasur_env.core.extras import missing_extra
 from pasur_env.core.policy import Policy
 from pasur_env.games import game_info
 
@@ -242,9 +243,7 @@ class TournamentResult:
         try:
             from matplotlib.figure import Figure
         except ImportError as e:  # pragma: no cover - depends on the install
-            raise ImportError(
-                "plotting needs matplotlib: pip install 'pasur-env[train]'"
-            ) from e
+            raise missing_extra("plotting the ladder", "train", e) from None
         order = self.order()[::-1]  # best at the top
         y = np.arange(len(order))
         x = self.elo[order]

@@ -8,7 +8,7 @@ Algorithm checkpoint (the module ``main`` or ``default_policy`` is taken from it
 
 Loading a checkpoint unpickles code (the module's class and constructor arguments), so
 load only checkpoints you made or trust; the web table never loads paths. Ray is
-imported only when an agent is built (the ``rllib`` venv: ``make rllib``).
+imported only when an agent is built (the ``rllib`` extra, in a venv of its own).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent
+from pasur_env.core.extras import missing_extra
 from pasur_env.core.policy import GameView, check_actions
 
 __all__ = ["RLlibAgent", "find_module_dir", "PREFIX"]
@@ -43,13 +44,6 @@ def find_module_dir(path: str | Path) -> Path:
     raise FileNotFoundError(
         f"{str(root)!r} holds no RLModule checkpoint (looked for the modules "
         f"{MODULE_IDS} of an Algorithm checkpoint, or an RLModule folder)"
-    )
-
-
-def _ray_import_error() -> ImportError:
-    return ImportError(
-        "RLlib agents need Ray RLlib (ray[rllib]==2.60.0); it lives in its own venv: "
-        "`make rllib` builds .venv-rllib (see docs/distributed.md)"
     )
 
 
@@ -78,7 +72,7 @@ class RLlibAgent(Agent):
             import torch  # noqa: F401
             from ray.rllib.core.rl_module.rl_module import RLModule
         except ImportError as e:  # pragma: no cover - needs the rllib venv
-            raise _ray_import_error() from e
+            raise missing_extra("RLlib agents", "rllib", e) from None
         self.path: str | None = None
         if isinstance(model, (str, Path)):
             self.path = str(model)

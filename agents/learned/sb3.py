@@ -6,20 +6,33 @@ of decisions, illegal logits masked, argmax or a Gumbel-max sample.
 :func:`policy_snapshot` freezes a copy of a learning model's policy (self-play
 opponents, evaluation during training). Nothing here imports torch or SB3 until a
 policy is used.
+
+A saved model given by path is loaded once per process and shared by every agent that
+plays it (:func:`shared_sb3_model`, keyed by the file's resolved path and modification
+time): a server with many games holds one copy. Each agent keeps its own random
+generator; the forward pass is serialised (SB3's distribution object is shared state).
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import os
+import threading
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent
+from pasur_env.core.extras import missing_extra
 from pasur_env.core.policy import GameView, check_actions
 
-__all__ = ["PolicyAgent", "policy_snapshot", "load_sb3_model", "is_sb3_policy"]
+__all__ = ["PolicyAgent", "policy_snapshot", "load_sb3_model", "shared_sb3_model",
+           "is_sb3_policy"]
+
+#: one forward pass at a time: SB3's ``get_distribution`` stores its result on the
+#: policy's distribution object, which agents sharing a model (in threads) share
+_FORWARD = threading.Lock()
 
 
 def is_sb3_policy(obj: Any) -> bool:
@@ -61,7 +74,7 @@ class PolicyAgent(Agent):
         self.path: str | None = None
         if isinstance(model, str) or hasattr(model, "__fspath__"):
             self.path = str(model)
-            model = load_sb3_model(self.path, device=device)
+            model = shared_sb3_model(self.path, device=device)
         self.model = model
         if is_sb3_policy(getattr(model, "policy", None)):
             self.policy = model.policy
@@ -92,7 +105,7 @@ class PolicyAgent(Agent):
 
         policy = self.policy
         assert policy is not None, "logits() needs a torch policy"
-        with torch.no_grad():
+        with _FORWARD, torch.no_grad():
             obs_t, _ = policy.obs_to_tensor(np.asarray(obs, dtype=np.float32))
             dist = policy.get_distribution(obs_t)
             return dist.distribution.logits.cpu().numpy()
@@ -129,14 +142,29 @@ def load_sb3_model(path: str, device: str = "cpu") -> Any:
         raise FileNotFoundError(f"no such model file: {path!r}")
     try:
         from sb3_contrib import MaskablePPO
-    except ImportError as e:  # pragma: no cover - needs the train extra
-        raise ImportError("loading .zip policies needs the train extra (sb3-contrib)") from e
+    except ImportError as e:  # needs the train extra
+        raise missing_extra(f"the saved policy {os.path.basename(path)!r}", "train", e) from None
     try:
         return MaskablePPO.load(path, device=device)
     except (ValueError, KeyError, TypeError, AssertionError):
         from stable_baselines3 import PPO
 
         return PPO.load(path, device=device)
+
+
+def shared_sb3_model(path: str, device: str = "cpu") -> Any:
+    """The model saved at ``path``, loaded once per process per file version (resolved
+    path, modification time and size) and shared: agents only read it."""
+    real = os.path.realpath(path)
+    if not os.path.isfile(real):
+        raise FileNotFoundError(f"no such model file: {path!r}")
+    st = os.stat(real)
+    return _load_shared(real, st.st_mtime_ns, st.st_size, device)
+
+
+@functools.lru_cache(maxsize=16)
+def _load_shared(path: str, mtime_ns: int, size: int, device: str) -> Any:
+    return load_sb3_model(path, device=device)
 
 
 def policy_snapshot(

@@ -10,8 +10,8 @@ phases and emit them one action at a time (:func:`emit_action`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 
 __all__ = [

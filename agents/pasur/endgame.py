@@ -19,10 +19,11 @@ see is read.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from agents.pasur._moves import MOVE_BUF, ROW0, decision_moves, play_full_move, popcnt, round_params
 from agents.pasur.ismcts import _determinizations
+from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 
 __all__ = ["is_solvable", "solve_moves", "endgame_values"]

@@ -24,10 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from agents.base import Agent
 from agents.pasur._moves import MOVE_BUF, decision_moves, emit_action, popcnt
+from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K
 

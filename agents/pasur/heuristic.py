@@ -41,7 +41,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from agents.base import Agent
 from agents.pasur._moves import (
@@ -54,6 +54,7 @@ from agents.pasur._moves import (
     popcnt,
     side_of,
 )
+from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K
 

@@ -37,7 +37,6 @@ stale record can only cost a weighting, never a legal move.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from agents.pasur._moves import (
     MOVE_BUF,
@@ -49,6 +48,7 @@ from agents.pasur._moves import (
     round_params,
 )
 from agents.pasur.heuristic import heuristic_scores
+from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 
 __all__ = ["NREC", "MAX_PLAYS", "R_VALID", "R_CARD", "R_TAKEN", "after_move_records",

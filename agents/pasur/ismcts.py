@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from agents.base import Agent
 from agents.pasur._moves import (
@@ -49,6 +49,7 @@ from agents.pasur._moves import (
 from agents.pasur.greedy import greedy_action
 from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
 from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
+from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from agents.base import Agent
 from agents.rummy.plan import best_layoff, best_meld, plan_turn
 from pasur_env.core.bits import highest, lowest
-from pasur_env.core.compile import BatchKernel
+from pasur_env.core.compile import BatchKernel, njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.cards import VALUE_OF

@@ -10,9 +10,9 @@ all the jokers, or a whole maximal run, since a bigger meld puts more points dow
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from pasur_env.core.bits import highest, lowest, popcount
+from pasur_env.core.compile import njit
 from pasur_env.rummy.cards import JOKER_BITS, VALUE_OF
 from pasur_env.rummy.kernels.melds import SUIT0_BITS, extends, is_four_set, mask_value, run_places
 

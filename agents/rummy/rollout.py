@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from agents.base import Agent
 from agents.rummy.greedy import greedy_rummy_action, greedy_rummy_actions
 from pasur_env.core.bits import popcount
-from pasur_env.core.compile import BatchKernel
+from pasur_env.core.compile import BatchKernel, njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.core.rng import splitmix_next
 from pasur_env.rummy import kernels as K

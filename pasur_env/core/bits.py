@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from pasur_env.core.compile import njit
 
 
 @njit(cache=True, inline="always")

@@ -9,7 +9,8 @@ streams of their own (:func:`splitmix_next`), so their numbers never disturb a d
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from pasur_env.core.compile import njit
 
 #: the splitmix64 increment (the golden ratio in 64 bits)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -24,15 +24,20 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import (
-    VecEnv,
-    VecEnvIndices,
-    VecEnvObs,
-    VecEnvStepReturn,
-)
 
+from pasur_env.core.extras import missing_extra
 from pasur_env.core.learner_games import LearnerGames
 from pasur_env.core.options import check_seed
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import (
+        VecEnv,
+        VecEnvIndices,
+        VecEnvObs,
+        VecEnvStepReturn,
+    )
+except ImportError as e:
+    raise missing_extra("the vector envs (PasurVecEnv, PersianRummyVecEnv)", "train", e) from None
 
 __all__ = ["LearnerVecEnv"]
 

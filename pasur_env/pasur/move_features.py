@@ -10,9 +10,9 @@ arithmetic or the one-card lookahead that keeps a table safe.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from pasur_env.core.bits import lowest, popcount
+from pasur_env.core.compile import njit
 from pasur_env.pasur.kernels.capture import capture_is_sur, enumerate_options_into, sur_on_table
 from pasur_env.pasur.kernels.moves import hidden_from
 from pasur_env.pasur.kernels.score import card_points

@@ -49,8 +49,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
+from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.move_features import MOVE_FEATURES, move_summary, move_summary_kernel
 from pasur_env.pasur.rules import Rules

@@ -27,8 +27,8 @@ scores         3     own and other team's game totals / 500, deal index
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pasur_env.core.compile import njit
 from pasur_env.rummy.kernels import state as S
 from pasur_env.rummy.kernels.melds import extends
 

@@ -4,114 +4,183 @@
 route                                       what it does
 ==========================================  =======================================================
 ``GET /``                                   the page (``static/index.html``)
-``GET /api/setup``                          agents, presets and rule flags the page offers
-``POST /api/games``                         start a game; returns its id and the person's view
+``GET /api/setup``                          games, agents each table size offers, presets, flags
+``POST /api/games``                         start a game (``game``: ``pasur`` or
+                                            ``persian_rummy``); returns its id and the view
 ``GET /api/games/{id}``                     the person's view (``TableGame.view``)
-``POST /api/games/{id}/move``               play ``{card, take}``; the agents answer
+``POST /api/games/{id}/move``               ``{version, ...the game's move fields}``; the
+                                            agents answer
 ``POST /api/games/{id}/continue``           close a round's score sheet
 ``POST /api/games/{id}/hint``               what the strongest agent would play
 ``GET /api/games/{id}/record``              the game's record, once it is over
 ``DELETE /api/games/{id}``                  forget a game
-``POST /api/replay``                        check a record and return every position, all
-                                            hands shown (replays of finished games)
+``POST /api/replay?start=&count=``          check a record (either game) and return a page of
+                                            its positions, all hands shown
 ==========================================  =======================================================
 
-Request bodies are pydantic models: malformed input gets a 422 that names the field; a
-move the rules refuse, an unknown agent or rule flag gets a 400 with the reason; an
-unknown or expired id a 404; a full server a 503. The route functions are plain
-``def``: FastAPI runs them in worker threads, so an agent's search (whose compiled
-kernels release the GIL) never stalls the event loop, and each game's lock keeps its
-own requests in order.
+Every view carries ``game`` and ``version`` (bumped by every state change). Status codes:
+a malformed field gets a 422 naming it; a move the rules refuse, an unknown agent or
+rule flag, a record that does not replay a 400 with the reason; an unknown or expired
+id a 404; a move made against another version than the current one a 409 (nothing
+changes); a body over the size limit a 413; an agent that fails a 424 naming it (the
+person's move is undone: the game stays playable); a full server, and only that, a
+503. The limits are :class:`~agents.apps.web.limits.Limits`; ``Host`` names are checked
+(:func:`~agents.apps.web.limits.allowed_hosts`) and every response carries security
+headers. The route functions are plain ``def``: FastAPI runs them in worker threads, so
+an agent's search (whose compiled kernels release the GIL) never stalls the event loop,
+and each game's lock keeps its own requests in order.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import Body, FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from agents.apps.web.limits import BodyLimit, Limits, SecurityHeaders, allowed_hosts
 from agents.apps.web.pasur_table import PasurTable, hint_agent_name
-from agents.apps.web.sessions import GameStore, TableGame
+from agents.apps.web.records import check_record, page_bounds, pasur_frames
+from agents.apps.web.sessions import (
+    AgentError,
+    FieldError,
+    GameStore,
+    ServerFull,
+    StaleMove,
+    TableGame,
+    new_seed,
+)
 from agents.registry import AGENT_NAMES
-from pasur_env.pasur.drawing import table_scene, to_svg
-from pasur_env.pasur.engine import action_str
-from pasur_env.pasur.record import GameRecord, replay
+from pasur_env.games import game_info
 from pasur_env.pasur.rules import PRESETS, RULE_FLAGS
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "TABLES"]
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: the rule flags the start form offers (the others keep their preset's value)
 FORM_FLAGS = ("target_score", "sur_points", "sur_cancel", "jack_sur", "initial_jacks",
               "clubs_points", "clubs_rule", "open_hand")
-#: the longest record /api/replay accepts (a game to 62 is a few hundred actions)
-MAX_RECORD_ACTIONS = 20_000
-
-
-class NewGame(BaseModel):
-    """The start form."""
-
-    model_config = ConfigDict(extra="forbid")
-    players: Literal[2, 3, 4] = 2
-    seat: int = Field(0, ge=0, le=3)
-    opponents: list[str] = Field(default_factory=lambda: ["greedy"], min_length=1, max_length=3)
-    preset: Literal["classic", "cfr_paper"] | None = None
-    flags: dict[str, bool | int | str] = Field(default_factory=dict)
-    seed: int | None = Field(None, ge=0, le=2**62)
-    deck: list[str] | None = Field(None, min_length=52, max_length=52)
-    dealer: int | None = Field(None, ge=0, le=3)
-
-
-class Move(BaseModel):
-    """A move: the card played and the table cards it takes (empty: laid)."""
-
-    model_config = ConfigDict(extra="forbid")
-    card: str = Field(min_length=1, max_length=4)
-    take: list[str] = Field(default_factory=list, max_length=12)
+#: the table class of each game the server offers (Persian Rummy's where it is installed)
+TABLES: dict[str, type[TableGame]] = {"pasur": PasurTable}
+#: where a game's table class lives, and the function drawing its replay frames
+_TABLE_MODULES = {"persian_rummy": ("agents.apps.web.rummy_table", "RummyTable",
+                                    "rummy_replay_frames")}
+for _game, (_mod, _cls, _) in _TABLE_MODULES.items():
+    try:
+        TABLES[_game] = getattr(importlib.import_module(_mod), _cls)
+    except (ImportError, AttributeError):  # not on this branch: only Pasur is served
+        pass
 
 
 def _guard(fn: Callable[[], Any]) -> Any:
-    """Domain errors as HTTP errors that name the problem."""
+    """Domain errors as HTTP errors that name the problem (module docstring)."""
     try:
         return fn()
+    except HTTPException:
+        raise
     except KeyError as e:
         raise HTTPException(404, str(e.args[0] if e.args else e)) from None
-    except OverflowError as e:
+    except ServerFull as e:
         raise HTTPException(503, str(e)) from None
-    except (ValueError, TypeError) as e:
+    except StaleMove as e:
+        raise HTTPException(409, str(e)) from None
+    except AgentError as e:
+        raise HTTPException(424, f"{e}; your move was undone, the game goes on from where "
+                            "it was") from None
+    except FieldError as e:
+        raise HTTPException(422, str(e)) from None
+    except (ValueError, TypeError, OverflowError) as e:
         raise HTTPException(400, str(e)) from None
 
 
-def _replay_frames(record: dict[str, Any]) -> dict[str, Any]:
-    """Every position of a record, all hands shown, with the move that led to it."""
-    rec = GameRecord.from_json(record)
-    if len(rec.actions) > MAX_RECORD_ACTIONS:
-        raise ValueError(f"a record holds at most {MAX_RECORD_ACTIONS} actions")
-    rep = replay(rec)
-    names = rep.record.players
-    frames = []
-    for k in range(len(rep.states)):
-        eng = rep.position(k)
-        caption = "start" if k == 0 else (
-            f"move {k}: player_{int(rep.infos[k - 1].actor[0])} "
-            f"{action_str(rep.record.actions[k - 1])}")
-        frames.append({"caption": caption,
-                       "svg": to_svg(table_scene(eng, 0, reveal=True, names=names,
-                                                 caption=caption))})
-    return {"frames": frames, "result": rep.record.result, "players": names}
+def _int_field(body: dict[str, Any], name: str, low: int, high: int) -> int | None:
+    """An optional integer field of a request body, in ``low..high`` (FieldError otherwise)."""
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise FieldError(name, f"must be an integer in {low}..{high}, got {value!r}")
+    return value
 
 
-def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
-    """The app, with its own bounded :class:`GameStore`."""
+def _new_table(body: dict[str, Any]) -> TableGame:
+    """A table from the start form: ``game`` picks the class, ``seed`` (else 64 bits
+    from ``secrets``) the deals."""
+    form = dict(body)
+    game = form.pop("game", "pasur")
+    if game not in TABLES:
+        raise FieldError("game", f"must be one of {', '.join(TABLES)}, got {game!r}")
+    seed = _int_field(form, "seed", 0, 2**64 - 1)
+    form.pop("seed", None)
+    return TABLES[game].from_form(form, new_seed() if seed is None else seed)
+
+
+def _view(game: TableGame) -> dict[str, Any]:
+    return {**game.view(), "game": game.game, "version": game.version}
+
+
+def _replay_page(body: Any, start: int, count: int | None, limits: Limits) -> dict[str, Any]:
+    """A page of a record's positions (``start``, up to ``count``), checked first."""
+    game, rep = check_record(body, limits)
+    positions = page_bounds(start, count, len(rep.states), limits)
+    if game != "pasur":
+        mod, _, fn = _TABLE_MODULES[game]
+        try:
+            frames_of = getattr(importlib.import_module(mod), fn)
+        except (ImportError, AttributeError):
+            raise ValueError(f"this server does not draw {game_info(game).title} "
+                             "replays") from None
+        return {"game": game, **frames_of(body, positions.start, len(positions))}
+    return {"game": game, "start": positions.start, "total": len(rep.states),
+            "frames": pasur_frames(rep, positions), "result": rep.record.result,
+            "players": rep.record.players}
+
+
+def _setup() -> dict[str, Any]:
+    """What the start form offers: per game and table size, the agents that can play it
+    (finding out loads each saved model once: ``create_app`` does it before serving)."""
+    games = {g: {"title": game_info(g).title, "players": list(game_info(g).players),
+                 "offered": {str(p): cls.offered_agents(p) for p in game_info(g).players}}
+             for g, cls in TABLES.items()}
+    return {"agents": list(AGENT_NAMES), "offered": games["pasur"]["offered"],
+            "games": games, "presets": sorted(PRESETS),
+            "flags": [f for f in FORM_FLAGS if f in RULE_FLAGS],
+            "hint": {p: hint_agent_name(p) for p in (2, 3, 4)}}
+
+
+def create_app(max_games: int | None = None, idle_seconds: float | None = None, *,
+               limits: Limits | None = None, host: str = "127.0.0.1",
+               allow_hosts: tuple[str, ...] | list[str] = ()) -> FastAPI:
+    """The app, with its own bounded :class:`GameStore`.
+
+    ``limits`` sets every bound (:class:`Limits`; ``max_games`` and ``idle_seconds``,
+    when given, override its fields of those names); ``host`` is the bound address and
+    ``allow_hosts`` more ``Host`` names to answer (``"*"``: any).
+    """
+    given = {"max_games": max_games, "idle_seconds": idle_seconds}
+    limits = Limits(**{**(limits or Limits()).__dict__,
+                       **{k: v for k, v in given.items() if v is not None}})
     app = FastAPI(title="pasur_env web table", docs_url="/api/docs", redoc_url=None)
-    store = GameStore(max_games=max_games, idle_seconds=idle_seconds)
-    app.state.store = store
+    store = GameStore(max_games=limits.max_games, idle_seconds=limits.idle_seconds,
+                      max_bytes=limits.max_memory_mb * 2**20, evict_after=limits.evict_after)
+    app.state.store, app.state.limits = store, limits
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    # the last added runs first: the size check, then the headers, then the Host check
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, allow_hosts))
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, max_bytes=limits.max_body_bytes)
+    _setup()  # load the models now, so the page's first request is answered at once
+    _add_routes(app, store, limits)
+    return app
+
+
+def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
+    """The routes (module docstring) of an app serving the games of ``store``."""
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
@@ -119,18 +188,14 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
 
     @app.get("/api/setup")
     def setup() -> dict[str, Any]:
-        return {"agents": list(AGENT_NAMES), "presets": sorted(PRESETS),
-                "flags": [f for f in FORM_FLAGS if f in RULE_FLAGS],
-                "hint": {p: hint_agent_name(p) for p in (2, 3, 4)}}
+        return _setup()
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: NewGame) -> dict[str, Any]:
+    def new_game(body: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
         def make() -> dict[str, Any]:
-            game = PasurTable(body.players, body.seat, body.opponents, seed=body.seed,
-                           preset=body.preset, flags=body.flags, deck=body.deck,
-                           dealer=body.dealer)
+            game = _new_table(body)
             gid = store.add(game)
-            return {"id": gid, "view": game.view()}
+            return {"id": gid, "view": _view(game)}
 
         return _guard(make)
 
@@ -144,15 +209,29 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
 
     @app.get("/api/games/{gid}")
     def get_game(gid: str) -> dict[str, Any]:
-        return with_game(gid, lambda g: g.view())
+        return with_game(gid, _view)
 
     @app.post("/api/games/{gid}/move")
-    def move(gid: str, body: Move) -> dict[str, Any]:
-        return with_game(gid, lambda g: (g.play(body.card, body.take), g.view())[1])
+    def move(gid: str, body: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
+        def play(g: TableGame) -> dict[str, Any]:
+            fields = dict(body)
+            if fields.get("version") is None:
+                raise FieldError("version", "required: the version of the view the move was "
+                                 "made on")
+            version = _int_field(fields, "version", 0, 2**62)
+            del fields["version"]
+            g.apply(lambda: g.play(fields), version)
+            return _view(g)
+
+        return with_game(gid, play)
 
     @app.post("/api/games/{gid}/continue")
-    def resume(gid: str) -> dict[str, Any]:
-        return with_game(gid, lambda g: (g.resume(), g.view())[1])
+    def resume(gid: str, body: dict[str, Any] | None = Body(None)) -> dict[str, Any]:  # noqa: B008
+        def go_on(g: TableGame) -> dict[str, Any]:
+            g.apply(g.resume, _int_field(body or {}, "version", 0, 2**62))
+            return _view(g)
+
+        return with_game(gid, go_on)
 
     @app.post("/api/games/{gid}/hint")
     def hint(gid: str) -> dict[str, Any]:
@@ -164,7 +243,7 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
             if not g.over:
                 raise HTTPException(409, "the record is available once the game is over")
             return JSONResponse(g.record.to_json(), headers={
-                "Content-Disposition": 'attachment; filename="pasur-game.json"'})
+                "Content-Disposition": f'attachment; filename="{g.game}-game.json"'})
 
         return with_game(gid, get)
 
@@ -173,7 +252,6 @@ def create_app(max_games: int = 200, idle_seconds: float = 1800.0) -> FastAPI:
         store.remove(gid)
 
     @app.post("/api/replay")
-    def replay_record(body: dict[str, Any]) -> dict[str, Any]:
-        return _guard(lambda: _replay_frames(body))
-
-    return app
+    def replay_record(body: Any = Body(...), start: int = Query(0, ge=0, le=10**9),  # noqa: B008
+                      count: int | None = Query(None, ge=1, le=10**6)) -> dict[str, Any]:  # noqa: B008
+        return _guard(lambda: _replay_page(body, start, count, limits))

@@ -1,24 +1,40 @@
 """Pasur at the web table: one person against agents on a one-game engine.
 
 A :class:`PasurTable` is one game of the Pasur engine (``auto_reset=False``) with a
-human seat and an agent for every other seat, built by registered name only. The agents
+human seat and an agent for every other seat, built by registered name only, from the
+agents that can play that table (:meth:`PasurTable.offered_agents`: the shipped ``ppo``
+model reads 2-player observations only). The agents
 move through the play loop's :func:`~pasur_env.core.loop.decide` (every action checked)
 until it is the human's turn, a round ends (the game pauses on the score sheet until
 :meth:`PasurTable.resume`), or the game is over. :meth:`PasurTable.view` is everything
 the human's seat may know and nothing more (no other hand, no stock order); the game's
 record (:mod:`pasur_env.pasur.record`) is given out only once the game is over.
+
+A failing agent raises :class:`~agents.apps.web.sessions.AgentError`; the table's
+:meth:`~PasurTable.snapshot` / :meth:`~PasurTable.restore` let the app undo the whole
+move (:meth:`~agents.apps.web.sessions.TableGame.apply`).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 
-from agents.apps.web.sessions import Event, TableGame, check_agent_name
-from agents.registry import make_agent
+from agents.apps.web.sessions import (
+    AgentError,
+    Event,
+    FieldError,
+    TableGame,
+    check_agent_name,
+    check_fields,
+    new_seed,
+)
+from agents.registry import agent_names, make_agent
 from pasur_env import Engine
 from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy
@@ -27,13 +43,77 @@ from pasur_env.pasur.cards import card_code, cards_of, parse_card, parse_cards
 from pasur_env.pasur.drawing import LastMove, relation, table_scene, to_svg
 from pasur_env.pasur.engine import StepInfo
 from pasur_env.pasur.moves import move_options, move_to_actions
+from pasur_env.pasur.observation import observation_size
 from pasur_env.pasur.record import GameRecord
-from pasur_env.pasur.rules import make_rules
+from pasur_env.pasur.rules import Rules, make_rules
 from pasur_env.pasur.score_sheet import round_sheet
 
 __all__ = ["PasurTable", "hint_agent_name"]
 
 LEGAL_RING = "#f1c40f"
+#: the largest integer rule flag the start form takes (``target_score`` has its own bound)
+MAX_FLAG_INT = 1000
+#: the highest ``target_score`` of a game at the web table: its record stays short
+#: enough to replay (a round gives out at least 20 points)
+MAX_TARGET_SCORE = 300
+
+
+class PasurForm(BaseModel):
+    """The start form of a Pasur table (the app has taken ``game`` and ``seed`` out)."""
+
+    model_config = ConfigDict(extra="forbid")
+    players: Literal[2, 3, 4] = 2
+    seat: int = Field(0, ge=0, le=3)
+    opponents: list[str] = Field(default_factory=lambda: ["greedy"], min_length=1, max_length=3)
+    preset: Literal["classic", "cfr_paper"] | None = None
+    flags: dict[str, bool | int | str] = Field(default_factory=dict, max_length=16)
+    deck: list[str] | None = Field(None, min_length=52, max_length=52)
+    dealer: int | None = Field(None, ge=0, le=3)
+
+
+class PasurMove(BaseModel):
+    """A move: the card played and the table cards it takes (empty: laid)."""
+
+    model_config = ConfigDict(extra="forbid")
+    card: str = Field(min_length=1, max_length=4)
+    take: list[str] = Field(default_factory=list, max_length=12)
+
+
+def _check_form_flags(flags: dict[str, Any]) -> None:
+    """Integer flags of the start form within the web table's bounds (the rules check
+    the rest: types, lower bounds, choices)."""
+    if "num_players" in flags:
+        raise FieldError("flags.num_players", "is not a flag here: the field 'players' "
+                         "sets the number of players")
+    for name, value in flags.items():
+        high = MAX_TARGET_SCORE if name == "target_score" else MAX_FLAG_INT
+        if not isinstance(value, bool) and isinstance(value, int) and value > high:
+            raise FieldError(f"flags.{name}", f"must be at most {high} at the web table, "
+                             f"got {value}")
+
+
+@functools.lru_cache(maxsize=256)
+def unfit_reason(name: str, rules: Rules) -> str | None:
+    """Why the registered agent ``name`` cannot play a seat under ``rules`` (None: it can).
+
+    A model reading observations must read this table's layout (the shipped ``ppo``
+    reads 2-player observations); a network agent needs a network for this player count.
+    Models are shared (loaded once per process), so asking is cheap after the first time.
+    """
+    P = rules.num_players
+    try:
+        agent: Any = make_agent(name, seed=0)
+        shape = getattr(agent, "_obs_shape", None)
+        size = observation_size(rules)
+        if shape and tuple(shape) != (size,):
+            return (f"its model reads {shape[0]} observation features, a {P}-player table "
+                    f"encodes {size} (it was trained for another table size)")
+        net = getattr(agent, "net", agent)
+        if hasattr(net, "model_for"):
+            net.model_for(P, size)
+    except Exception as e:  # noqa: BLE001 - any failure means: not offered, and why
+        return str(e) or type(e).__name__
+    return None
 
 
 def hint_agent_name(players: int) -> str:
@@ -49,8 +129,9 @@ class PasurTable(TableGame):
     Args:
         players: 2, 3 or 4 (4 = two teams, partners opposite).
         seat: the person's seat.
-        opponents: a registered agent name for each other seat, in seat order.
-        seed: seeds the deals and the agents (None: fresh entropy).
+        opponents: a registered agent name for each other seat, in seat order; each
+            must be one that can play this table (:meth:`offered_agents`).
+        seed: seeds the deals and the agents (None: 64 fresh bits from ``secrets``).
         preset, flags: the rules (``Rules`` flags by name).
         deck, dealer: fix the first deal (52 codes, top first) and dealer.
     """
@@ -67,8 +148,11 @@ class PasurTable(TableGame):
             raise ValueError(f"give {players - 1} opponents (one per other seat), got "
                              f"{len(opponents)}")
         names = [check_agent_name(n, "pasur") for n in opponents]
-        seed = int(np.random.SeedSequence(seed).generate_state(1, np.uint32)[0]) if seed is None \
-            else int(seed)
+        for n in dict.fromkeys(names):
+            why = unfit_reason(n, rules)
+            if why is not None:
+                raise ValueError(f"the agent {n!r} cannot play a {players}-player table: {why}")
+        seed = new_seed() if seed is None else int(seed)
         self.rules, self.human, self.seed = rules, seat, seed
         self.engine = Engine(1, seed=seed, rules=rules, episode="game", auto_reset=False,
                              parallel=False)
@@ -77,9 +161,12 @@ class PasurTable(TableGame):
         seeds = np.random.SeedSequence(seed).generate_state(players)
         others = [s for s in range(players) if s != seat]
         self.names = ["you" if s == seat else names[others.index(s)] for s in range(players)]
-        self.agents: dict[int, Policy] = {
-            s: make_agent(self.names[s], seed=int(seeds[s])) for s in others
-        }
+        self.agents: dict[int, Policy] = {}
+        for s in others:
+            try:
+                self.agents[s] = make_agent(self.names[s], seed=int(seeds[s]))
+            except Exception as e:  # noqa: BLE001 - an agent that cannot be built is named
+                raise AgentError(s, self.names[s], e) from e
         self.record = GameRecord.start(self.engine, players=list(self.names))
         self.events: list[Event] = []
         self.sheet: list[dict[str, Any]] | None = None  # the round's score sheet, while paused
@@ -88,6 +175,45 @@ class PasurTable(TableGame):
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.advance()
+
+    @classmethod
+    def from_form(cls, form: dict[str, Any], seed: int) -> PasurTable:
+        """A table from the start form (:class:`PasurForm`; FieldError names a bad field)."""
+        f = check_fields(PasurForm, form)
+        _check_form_flags(f.flags)
+        return cls(f.players, f.seat, f.opponents, seed=seed, preset=f.preset, flags=f.flags,
+                   deck=f.deck, dealer=f.dealer)
+
+    @classmethod
+    def offered_agents(cls, players: int) -> list[str]:
+        """The registered agents that can play a seat at a ``players``-player table."""
+        rules = make_rules(num_players=players)
+        return [n for n in agent_names("pasur") if unfit_reason(n, rules) is None]
+
+    # ---- undo ------------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The engine (state and random streams), the record, the log, the sheet, the
+        round count: everything a move changes but the agents."""
+        eng = self.engine
+        return {"state": eng.state.copy(),
+                "per_game": {n: getattr(eng, n).copy() for n in eng.PER_GAME},
+                "actions": len(self.record.actions), "result": self.record.result,
+                "events": len(self.events), "sheet": self.sheet, "rounds": self.rounds}
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        """Back to ``snap`` (in place: the agents keep seeing the same engine object)."""
+        eng = self.engine
+        eng.state[...] = snap["state"]
+        for n, arr in snap["per_game"].items():
+            getattr(eng, n)[...] = arr
+        del self.record.actions[snap["actions"]:]
+        self.record.result = snap["result"]
+        del self.events[snap["events"]:]
+        self.sheet, self.rounds = snap["sheet"], snap["rounds"]
+
+    def footprint(self) -> int:
+        """Estimated bytes: the engine and agents' own arrays, and the record and log."""
+        return 96 * 1024 + 400 * (len(self.record.actions) + len(self.events))
 
     # ---- state -----------------------------------------------------------------------------
     @property
@@ -152,6 +278,14 @@ class PasurTable(TableGame):
         self._log("round", data)
 
     def _agent_turn(self, seat: int) -> None:
+        try:
+            actions = self._agent_actions(seat)
+        except Exception as e:  # noqa: BLE001 - whatever the agent raised, name it
+            raise AgentError(seat, self.names[seat], e) from e
+        self._full_move(seat, actions)
+
+    def _agent_actions(self, seat: int) -> list[int]:
+        """The agent's full move: its PLAY and, one decision at a time, its TAKEs."""
         eng, agent = self.engine, self.agents[seat]
         games = np.zeros(1, dtype=np.int64)
         actions = [int(decide(eng, games, [agent], games)[0])]
@@ -161,7 +295,7 @@ class PasurTable(TableGame):
             a = int(decide(shadow, games, [agent], games)[0])
             shadow.step(np.array([a], dtype=np.int64))
             actions.append(a)
-        self._full_move(seat, actions)
+        return actions
 
     def advance(self) -> None:
         """Let the agents move until it is the person's turn, a round ends, or the game does."""
@@ -188,8 +322,13 @@ class PasurTable(TableGame):
                 out[card].append(taken)
         return out
 
-    def play(self, card: str, take: list[str]) -> None:
-        """The person's move: ``card`` and the table cards it takes (all of one option)."""
+    def play(self, body: dict[str, Any]) -> None:
+        """The person's move ``{card, take}``: the card and the table cards it takes (all
+        of one option); FieldError names a malformed field, ValueError a refused move."""
+        move = check_fields(PasurMove, body)
+        self._play(move.card, move.take)
+
+    def _play(self, card: str, take: list[str]) -> None:
         if self.over:
             raise ValueError("the game is over")
         if self.paused:
@@ -217,6 +356,17 @@ class PasurTable(TableGame):
         if not opts:
             raise ValueError("it is not your turn")
         name = hint_agent_name(self.rules.num_players)
+        try:
+            actions = self._hint_actions(name)
+        except Exception as e:  # noqa: BLE001 - the hint's agent failed: name it
+            raise AgentError(self.human, name, e) from e
+        card = actions[0]
+        taken = [a - K.TAKE_OFFSET for a in actions[1:]] or (
+            list(opts[card][0]) if len(opts[card]) == 1 else [])
+        return {"agent": name, "card": card_code(card), "take": [card_code(c) for c in taken]}
+
+    def _hint_actions(self, name: str) -> list[int]:
+        """The full move agent ``name`` would make in the person's place (on a copy)."""
         agent = make_agent(name, seed=self.seed + len(self.record.actions))
         shadow = self.engine.copy()
         games = np.zeros(1, dtype=np.int64)
@@ -226,11 +376,7 @@ class PasurTable(TableGame):
             actions.append(a)
             shadow.step(np.array([a], dtype=np.int64))
             if shadow.phase[0] != K.CAPTURE or int(shadow.current_player[0]) != self.human:
-                break
-        card = actions[0]
-        taken = [a - K.TAKE_OFFSET for a in actions[1:]] or (
-            list(opts[card][0]) if len(opts[card]) == 1 else [])
-        return {"agent": name, "card": card_code(card), "take": [card_code(c) for c in taken]}
+                return actions
 
     # ---- what the page sees ------------------------------------------------------------------
     # Every full move and every round's end is an event, numbered in the game (``seq``) and

@@ -2,30 +2,44 @@
 
 A table (:class:`TableGame`) is one game with one person and an agent for every other
 seat; each game (Pasur: :mod:`agents.apps.web.pasur_table`) implements it. The app
-(:mod:`agents.apps.web.app`) only talks to this interface: :meth:`TableGame.view` is
-everything the person's seat may know, :meth:`TableGame.play` the person's move (a
-dict the table checks), :meth:`TableGame.resume` closes a round's summary,
-:meth:`TableGame.hint` what the strongest agent would play, ``record`` the game's
-record once it is over.
+(:mod:`agents.apps.web.app`) only talks to this interface: :meth:`TableGame.from_form`
+builds a table from the start form, :meth:`TableGame.offered_agents` says which agents
+can play it, :meth:`TableGame.view` is everything the person's seat may know,
+:meth:`TableGame.play` the person's move (a dict the table checks),
+:meth:`TableGame.resume` closes a round's summary, :meth:`TableGame.hint` what the
+strongest agent would play, ``record`` the game's record once it is over.
 
-:class:`GameStore` holds at most ``max_games`` games under unguessable ids and forgets
-games idle for ``idle_seconds``, so memory stays bounded. Every game has a lock: its
-methods run in worker threads (agents' searches release the GIL), one at a time per
-game.
+A state change goes through :meth:`TableGame.apply`: it checks the version the person
+saw (a stale or repeated move is refused with :class:`StaleMove` and changes nothing),
+snapshots the table, runs the change and restores the snapshot if anything fails, so a
+person's move and the agents' replies either all happen or none does. An agent that
+fails raises :class:`AgentError` naming it; the game stays playable.
+
+:class:`GameStore` holds games under unguessable ids, bounded both in number
+(``max_games``) and in estimated memory (``max_bytes``, from each table's
+:meth:`TableGame.footprint`); it forgets games idle for ``idle_seconds`` and, when
+full, evicts the games idle longest (at least ``evict_after`` seconds) before
+refusing a new one with :class:`ServerFull`. Every game has a lock: its methods run
+in worker threads (agents' searches release the GIL), one at a time per game.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import threading
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from agents.registry import agent_names
 
-__all__ = ["TableGame", "GameStore", "Event", "AgentError", "check_agent_name"]
+__all__ = ["TableGame", "GameStore", "Event", "AgentError", "FieldError", "StaleMove",
+           "ServerFull", "check_agent_name", "check_fields", "new_seed"]
 
 
 def check_agent_name(name: str, game: str = "pasur") -> str:
@@ -34,6 +48,41 @@ def check_agent_name(name: str, game: str = "pasur") -> str:
     if not isinstance(name, str) or name.strip().lower() not in names:
         raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(names)}")
     return name.strip().lower()
+
+
+def _field_path(where: str, loc: tuple[Any, ...]) -> str:
+    """A pydantic error location as the request's words: ``record.players[1]`` (without
+    pydantic's names of union members, such as ``int`` or ``list[str]``)."""
+    path = where
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif not _TYPE_TAG.match(str(part)):
+            path += f".{part}" if path else str(part)
+    return path or "body"
+
+
+_TYPE_TAG = re.compile(r"^(bool|int|float|str|list|dict|none|constrained-\w+|.*\[.*\])$")
+
+
+def check_fields(model: type[BaseModel], data: Any, where: str = "") -> Any:
+    """``data`` parsed by the pydantic ``model``; :class:`FieldError` naming the first bad
+    field (``where`` prefixes its path) with pydantic's words for what is wrong."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        errors = e.errors(include_url=False, include_context=False, include_input=False)
+        paths = list(dict.fromkeys(_field_path(where, err["loc"]) for err in errors))
+        msg = re.sub(r" or instance of \w+", "", str(errors[0]["msg"]))
+        msg = msg.removeprefix("Value error, ")
+        more = f" (and problems in {len(paths) - 1} more fields)" if len(paths) > 1 else ""
+        raise FieldError(paths[0], f"{msg}{more}") from None
+
+
+def new_seed() -> int:
+    """The seed of a game started without one: 64 bits from :mod:`secrets`, so a deal
+    cannot be guessed from the seeds of other games."""
+    return secrets.randbits(64)
 
 
 @dataclass
@@ -57,11 +106,32 @@ class AgentError(RuntimeError):
         self.seat, self.name, self.error = seat, name, error
 
 
+class FieldError(ValueError):
+    """A request field that is malformed (missing, of the wrong type, out of range):
+    the app answers 422 naming ``field``. A well-formed move the rules refuse is a
+    plain ``ValueError`` (400)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"field '{field}': {message}")
+        self.field = field
+
+
+class StaleMove(ValueError):
+    """A move made against a version of the game that is not the current one (a
+    repeated click, a second tab): refused, nothing changes (the app answers 409)."""
+
+
+class ServerFull(RuntimeError):
+    """The store holds as many games (or as much memory) as it may (the app answers 503)."""
+
+
 class TableGame(ABC):
     """One person against agents at one game's table (module docstring).
 
     Subclasses set ``game`` (a game id), ``lock`` (a ``threading.Lock``), ``last_used``
-    (``time.monotonic()`` of the last request) and ``record`` (the game's record).
+    (``time.monotonic()`` of the last request) and ``record`` (the game's record), and
+    implement the abstract methods. ``version`` counts the state changes made through
+    :meth:`apply`.
     """
 
     #: the game id (:data:`pasur_env.games.GAMES`)
@@ -69,6 +139,18 @@ class TableGame(ABC):
     lock: threading.Lock
     last_used: float
     record: Any
+    version: int = 1
+
+    @classmethod
+    @abstractmethod
+    def from_form(cls, form: dict[str, Any], seed: int) -> TableGame:
+        """A table from the start form (its JSON minus ``game`` and ``seed``); raises
+        ``ValueError``/``TypeError`` (or :class:`FieldError`) naming the field."""
+
+    @classmethod
+    @abstractmethod
+    def offered_agents(cls, players: int) -> list[str]:
+        """The registered agents that can play a seat at a table of ``players``."""
 
     @property
     @abstractmethod
@@ -80,8 +162,9 @@ class TableGame(ABC):
         """Everything the person's seat may know (JSON-ready)."""
 
     @abstractmethod
-    def play(self, *args: Any, **kwargs: Any) -> None:
-        """The person's move; the agents answer until it is the person's turn again."""
+    def play(self, body: dict[str, Any]) -> None:
+        """The person's move (the move body's game fields); the agents answer until it
+        is the person's turn again."""
 
     @abstractmethod
     def resume(self) -> None:
@@ -91,13 +174,47 @@ class TableGame(ABC):
     def hint(self) -> dict[str, Any]:
         """What the strongest available agent would play in the person's place."""
 
+    @abstractmethod
+    def snapshot(self) -> Any:
+        """Every mutable part of the table but the agents (see :meth:`restore`)."""
+
+    @abstractmethod
+    def restore(self, snap: Any) -> None:
+        """Put the table back as :meth:`snapshot` found it."""
+
+    def footprint(self) -> int:
+        """Estimated bytes this game holds (shared models not counted); the store's
+        memory bound adds these up."""
+        return 64 * 1024
+
+    def apply(self, change: Callable[[], Any], version: int | None = None) -> Any:
+        """Run ``change`` (a move, closing a summary) all or nothing.
+
+        ``version`` (when given) must be the current one, else :class:`StaleMove`.
+        On any exception the table is restored and the exception goes on; on success
+        the version goes up by one.
+        """
+        if version is not None and version != self.version:
+            raise StaleMove(f"this move was made against version {version} of the game, "
+                            f"which is now at version {self.version}: reload the game")
+        snap = self.snapshot()
+        try:
+            out = change()
+        except BaseException:
+            self.restore(snap)
+            raise
+        self.version += 1
+        return out
+
 
 @dataclass
 class GameStore:
-    """Live games under unguessable ids, bounded in number, forgotten when idle."""
+    """Live games under unguessable ids, bounded in number and memory (module docstring)."""
 
     max_games: int = 200
     idle_seconds: float = 1800.0
+    max_bytes: int = 512 * 1024 * 1024
+    evict_after: float = 300.0
     games: dict[str, TableGame] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -110,12 +227,33 @@ class GameStore:
                 del self.games[k]
         return len(old)
 
+    def used_bytes(self) -> int:
+        """The estimated memory of the live games (their :meth:`TableGame.footprint`)."""
+        with self.lock:
+            games = list(self.games.values())
+        return sum(g.footprint() for g in games)
+
+    def _make_room(self, need: int) -> None:
+        """Evict the games idle longest (at least ``evict_after``) until one more game
+        of ``need`` bytes fits; :class:`ServerFull` when it cannot (call with the lock)."""
+        now = time.monotonic()
+        used = sum(g.footprint() for g in self.games.values())
+        idle = sorted((g.last_used, k) for k, g in self.games.items()
+                      if now - g.last_used >= self.evict_after)
+        while len(self.games) >= self.max_games or used + need > self.max_bytes:
+            if not idle:
+                raise ServerFull(
+                    f"the server holds {len(self.games)} live games "
+                    f"(about {used // 2**20} MB), its limit is {self.max_games} games and "
+                    f"{self.max_bytes // 2**20} MB; try again later")
+            _, k = idle.pop(0)
+            used -= self.games.pop(k).footprint()
+
     def add(self, game: TableGame) -> str:
         self.purge()
+        need = game.footprint()
         with self.lock:
-            if len(self.games) >= self.max_games:
-                raise OverflowError(f"the server holds {self.max_games} live games, its limit; "
-                                    "try again later")
+            self._make_room(need)
             gid = secrets.token_urlsafe(18)
             self.games[gid] = game
         return gid

@@ -10,7 +10,6 @@ per number of players) are picked by the game's player count.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +30,9 @@ def pretrained_net_path(num_players: int) -> Path:
     return PRETRAINED_DIR / f"net_{int(num_players)}p.npz"
 
 
-@functools.lru_cache(maxsize=8)
 def _shipped(num_players: int) -> MoveNet:
     """The shipped network for ``num_players``, loaded once per process (it is read-only)."""
-    return MoveNet.load(pretrained_net_path(num_players))
+    return MoveNet.shared(pretrained_net_path(num_players))
 
 
 def best_moves(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -65,7 +63,7 @@ class NetAgent(Agent):
         if model is not None:
             self._models[model.num_players] = model
         elif self.path is not None:
-            m = MoveNet.load(self.path)
+            m = MoveNet.shared(self.path)
             self._models[m.num_players] = m
 
     def model_for(self, num_players: int, obs_size: int) -> MoveNet:

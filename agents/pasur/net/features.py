@@ -31,10 +31,11 @@ is where that judgement is wrong. The decision's observation vector
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from agents.pasur._moves import MOVE_BUF, decision_moves, popcnt
 from agents.pasur.heuristic import heuristic_params, heuristic_scores
+from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.move_features import reply_summary
 from pasur_env.pasur.symmetry import plane_permutation

@@ -14,6 +14,7 @@ made), which :meth:`MoveNet.load` checks against the game it is asked to play.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,17 @@ class MoveNet:
         return path
 
     @classmethod
+    def shared(cls, path: str | Path) -> MoveNet:
+        """The network at ``path``, read once per process per file version (resolved
+        path, modification time, size) and shared by every agent that plays it (it is
+        read-only)."""
+        real = Path(path).resolve()
+        if not real.is_file():
+            raise FileNotFoundError(f"no such network file: {str(path)!r}")
+        st = real.stat()
+        return _load_shared(str(real), st.st_mtime_ns, st.st_size)
+
+    @classmethod
     def load(cls, path: str | Path) -> MoveNet:
         """Read a network written by :meth:`save` (no pickled code is loaded)."""
         path = Path(path)
@@ -129,3 +141,8 @@ class MoveNet:
             "b_q": z(1),
         }  # fmt: skip
         return cls(params, dict(meta))
+
+
+@functools.lru_cache(maxsize=16)
+def _load_shared(path: str, mtime_ns: int, size: int) -> MoveNet:
+    return MoveNet.load(path)

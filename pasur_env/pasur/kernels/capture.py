@@ -10,9 +10,9 @@ the primitive from which everything else here is built.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from pasur_env.core.bits import highest, lowest, popcount
+from pasur_env.core.compile import njit
 from pasur_env.pasur.kernels.state import (
     JACK_BITS,
     NUMERAL_BITS,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from pasur_env.core.bits import lowest, popcount
+from pasur_env.core.compile import njit
 from pasur_env.pasur.kernels.rng import random_below
 from pasur_env.pasur.kernels.state import (
     DEAL,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from pasur_env.core.bits import lowest, popcount
+from pasur_env.core.compile import njit
 from pasur_env.pasur.kernels.capture import take_bits
 from pasur_env.pasur.kernels.state import (
     CAPTURE,

@@ -8,9 +8,10 @@ the Ru Baaz face-up cards) so search can sample positions consistent with a seat
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from pasur_env.core.bits import lowest
+from pasur_env.core.compile import njit
 from pasur_env.pasur.kernels.capture import enumerate_options
 from pasur_env.pasur.kernels.rng import random_below
 from pasur_env.pasur.kernels.state import (

@@ -8,8 +8,8 @@ its own state row, so a game's trajectory depends only on its seed and actions.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pasur_env.core.compile import njit
 from pasur_env.core.rng import (  # noqa: F401 - re-exported: the kernels' generator
     GOLDEN,
     mix64,

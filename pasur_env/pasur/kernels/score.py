@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from pasur_env.core.bits import popcount
+from pasur_env.core.compile import njit
 from pasur_env.pasur.kernels.state import (
     ACE_BITS,
     CLUB_BITS,

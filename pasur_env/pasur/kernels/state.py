@@ -14,8 +14,8 @@ in an ``info`` row per game (columns ``I_*``, read by :class:`pasur_env.StepInfo
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pasur_env.core.compile import njit
 from pasur_env.pasur.cards import (  # noqa: F401 - re-exported: the kernels' card groups
     ACE_BITS,
     ALL_BITS,

@@ -10,8 +10,9 @@ indices (``games``); their per-game outputs (``info``, ``bad``) are indexed like
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from pasur_env.core.compile import njit
 from pasur_env.core.rng import GOLDEN, splitmix_next, unit_float
 from pasur_env.pasur.kernels.capture import capture_is_sur, is_complete, resolve_play
 from pasur_env.pasur.kernels.deal import deal_hands, new_game, start_round

@@ -8,8 +8,8 @@ so a game's deals never depend on the batch size or on the other games.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pasur_env.core.compile import njit
 from pasur_env.core.rng import seed_stream_column, splitmix_next
 from pasur_env.rummy.kernels.state import (
     BONUS,

@@ -9,9 +9,10 @@ mask with them, so the mask and the step can never disagree.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from pasur_env.core.bits import highest, lowest
+from pasur_env.core.compile import njit
 from pasur_env.rummy.kernels.melds import can_complete, extends, is_meld
 from pasur_env.rummy.kernels.state import (
     CHOOSE,

@@ -9,9 +9,8 @@ PICK mask and the discard-pile draw both ask it), :func:`extends` (lay-off) and
 
 from __future__ import annotations
 
-from numba import njit
-
 from pasur_env.core.bits import highest, lowest, popcount
+from pasur_env.core.compile import njit
 from pasur_env.rummy.cards import JOKER_BITS, RUN_POS, VALUE_OF
 
 #: the cards of one suit (bit 4r + s for every rank r), shifted left by the suit index

@@ -7,8 +7,9 @@ from a game's stream, so random play does not disturb the deals.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from pasur_env.core.compile import njit
 from pasur_env.rummy.kernels.legal import fill_mask
 from pasur_env.rummy.kernels.state import NINFO, NUM_ACTIONS
 from pasur_env.rummy.kernels.step import apply_action

@@ -9,8 +9,8 @@ values left in its two players' hands. A game is ``deals`` deals (one with
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from pasur_env.core.compile import njit
 from pasur_env.rummy.kernels.deal import next_deal, start_game
 from pasur_env.rummy.kernels.melds import mask_value
 from pasur_env.rummy.kernels.state import (

@@ -8,8 +8,9 @@ counts the round when it ends.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from pasur_env.core.compile import njit
 from pasur_env.rummy.kernels.legal import is_legal, layoff_count, pile_index
 from pasur_env.rummy.kernels.melds import extends, is_four_set, mask_value
 from pasur_env.rummy.kernels.score import end_round
