@@ -108,12 +108,14 @@ def _epochs(k: int, m: Measured, epochs: int) -> int:
     return max(1, min(epochs, math.floor(most)))
 
 
-def _cost(k: int, per: float, epochs: int, m: Measured) -> float:
+def _cost(k: int, per: int, epochs: int, m: Measured) -> float:
     """Seconds from the plan to the end for ``k`` iterations of ``per`` decisions."""
-    got = per + m.batch_decisions / 2  # an iteration ends inside a batch: half one more
-    label = (k * got - m.labelled) / m.label_rate  # linear in per (plan_budget solves it)
-    fit = epochs * m.fit_seconds * got * k * (k + 1) / 2
-    return label + fit + k * m.eval_seconds + m.final_eval_seconds
+    half = m.batch_decisions / 2  # an iteration ends inside a batch: half a batch more
+    first = max(float(m.labelled), per + half)  # the first iteration has labelled some
+    later = per + half
+    label = (first - m.labelled + (k - 1) * later) / m.label_rate
+    fitted = sum(first + j * later for j in range(k))  # each fit sees all data so far
+    return label + epochs * m.fit_seconds * fitted + k * m.eval_seconds + m.final_eval_seconds
 
 
 def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) -> Plan:
@@ -121,9 +123,9 @@ def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) ->
 
     At most ``iterations`` iterations (fewer only when even the smallest iterations do
     not fit) and ``epochs`` epochs per fit (:data:`FIT_SHARE`); the decisions per
-    iteration fill the rest, rounded down to hundreds, at least one more than the first
-    batch gave (so that the first iteration is the one the fixed-work run labels).
-    Pure arithmetic: no clock, no randomness.
+    iteration fill the rest, in hundreds, at least one more than the first batch gave
+    (so that the first iteration is the one the fixed-work run labels). Pure
+    arithmetic: no clock, no randomness.
     """
     if budget_min <= 0 or m.label_rate <= 0:
         raise ValueError(f"a budget plan needs a positive budget and labelling rate, got "
@@ -132,13 +134,18 @@ def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) ->
     least = m.first_batch + 1
     for k in range(iterations, 0, -1):
         e = _epochs(k, m, epochs)
-        per_second = _cost(k, 1.0, e, m) - _cost(k, 0.0, e, m)  # _cost is linear in per
-        per = (spare - _cost(k, 0.0, e, m)) / per_second
-        if per >= least:
+        if _cost(k, least, e, m) <= spare:
             break
-    per = max(least, math.floor(per / 100) * 100)
+    # the largest multiple of 100 that fits (the cost grows with the decisions)
+    low, high = 0, 1
+    while _cost(k, max(least, 100 * high), e, m) <= spare:
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if _cost(k, max(least, 100 * mid), e, m) <= spare else (low, mid)
+    per = max(least, 100 * low)
     planned = (m.elapsed + _cost(k, per, e, m)) / 60
-    return Plan(budget_min, k, int(per), e, round(planned, 2), m)
+    return Plan(budget_min, k, per, e, round(planned, 2), m)
 
 
 def time_fit(fit_once: Callable[[Dataset, Callable[[int], None]], None], data: Dataset,
