@@ -348,7 +348,7 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
 
         from agents.pasur.net import NetAgent
         from train.common.evaluation import evaluate_game, parse_opponents
-        from train.move_net.budget import time_evaluation, time_fit
+        from train.move_net.budget import time_evaluations, time_fit
         from train.move_net.fit import TorchMoveNet, fit
 
         with torch.random.fork_rng():
@@ -366,9 +366,10 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
         def listed(text: str, rounds: int) -> list[tuple[str, int]]:
             return [(n, r) for n, r in parse_opponents(text, rounds) if n not in skip]
 
-        return (fit_s, time_evaluation(play, listed(args.eval_opponents, args.eval_rounds), clock),
-                time_evaluation(play, listed(args.final_eval_opponents, args.final_eval_rounds),
-                                clock))
+        each, final = time_evaluations(play, [listed(args.eval_opponents, args.eval_rounds),
+                                              listed(args.final_eval_opponents,
+                                                     args.final_eval_rounds)], clock)
+        return fit_s, each, final
 
     return probe
 

@@ -4,8 +4,8 @@ Without a budget the pipeline does a fixed amount of work (``--total-decisions``
 ``--iterations``, ``--epochs``), so how long it takes depends on the machine. With
 ``--time-budget-min B`` the first iteration's labelling measures how fast this machine
 labels (on the second batch of games: the first also pays numba's compilation); the
-run then times a few minibatches of a throwaway fit and a small share of every
-evaluation it will play (:func:`time_fit`, :func:`time_evaluation`), and
+run then times a few minibatches of a throwaway fit and a share of every evaluation
+it will play (:func:`time_fit`, :func:`time_evaluations`), and
 :func:`plan_budget` sizes the run from those rates so that labelling, fitting, the
 evaluation after each iteration and the final evaluation end within B minutes.
 
@@ -26,9 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pasur_env.core.batch_engine import PARALLEL_MIN_BATCH
 from train.move_net.data import Dataset, SearchLabeler
 
-__all__ = ["Measured", "Plan", "Budget", "plan_budget", "time_fit", "time_evaluation",
+__all__ = ["Measured", "Plan", "Budget", "plan_budget", "time_fit", "time_evaluations",
            "SAFETY", "FIT_SHARE", "EVAL_SHARE"]
 
 #: share of the budget left unplanned: timing noise, checkpoints, plots, the report
@@ -36,8 +37,9 @@ SAFETY = 0.05
 #: the largest share of the labelling-and-fitting time the fits may take; beyond it
 #: the plan fits fewer epochs (a machine whose torch is slow for its engine)
 FIT_SHARE = 0.5
-#: share of each evaluation's rounds played to time it
-EVAL_SHARE = 0.05
+#: share of an opponent's rounds played to time it (10%: at 5% the fixed costs of a
+#: match weigh so much that the estimates came out several times too long)
+EVAL_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -164,20 +166,36 @@ def time_fit(fit_once: Callable[[Dataset, Callable[[int], None]], None], data: D
     return (timed[-1] - timed[0]) / ((len(timed) - 1) * batch_size)
 
 
-def time_evaluation(play: Callable[[str, int], Any], opponents: Sequence[tuple[str, int]],
-                    clock: Callable[[], float], share: float = EVAL_SHARE) -> float:
-    """Estimated seconds of evaluating against ``opponents`` (``(name, rounds)``):
-    ``play(name, rounds)`` plays one match; each opponent plays 2 rounds untimed (it
-    loads and compiles), then ``share`` of its rounds, timed and scaled up (smaller
-    batches make this an overestimate, never an under-)."""
-    total = 0.0
-    for name, rounds in opponents:
-        play(name, 2)
+def time_evaluations(play: Callable[[str, int], Any],
+                     evaluations: Sequence[Sequence[tuple[str, int]]],
+                     clock: Callable[[], float], share: float = EVAL_SHARE,
+                     parallel: int = PARALLEL_MIN_BATCH) -> list[float]:
+    """Estimated seconds of each evaluation of ``evaluations`` (lists of ``(opponent,
+    rounds)``); ``play(name, rounds)`` plays one match.
+
+    Each opponent is timed once, on ``share`` of the most rounds it plays, scaled to
+    its rounds: first an untimed match loads it and compiles its kernels (2 rounds; or
+    ``parallel`` rounds when the timed match has that many, from which the engine runs
+    its parallel kernels), then the timed one. A match of ``parallel`` rounds or more
+    is timed on at least ``parallel`` rounds: a smaller one would time the serial
+    kernels and Python's per-step work. A smaller batch costs more per round, so the
+    estimate errs long (up to about twice for the slow ``ismcts``), never short.
+    """
+    most: dict[str, int] = {}
+    for evaluation in evaluations:
+        for name, rounds in evaluation:
+            most[name] = max(most.get(name, 0), rounds)
+    per_round: dict[str, float] = {}
+    for name, rounds in most.items():
         part = max(2, math.ceil(rounds * share))
+        if rounds >= parallel:
+            part = max(part, parallel)
+        play(name, parallel if part >= parallel else 2)
         t0 = clock()
         play(name, part)
-        total += (clock() - t0) * rounds / part
-    return total
+        per_round[name] = (clock() - t0) / part
+    return [sum(per_round[name] * rounds for name, rounds in evaluation)
+            for evaluation in evaluations]
 
 
 class Budget:
