@@ -23,7 +23,8 @@ Read top to bottom (CleanRL style):
    machine, then the iterations, decisions and epochs are planned once, recorded and
    kept; without it the run does the fixed amount of work of its settings.
 
-    python -m train.net --name net --total-decisions 100000
+    python -m train.net --name net --time-budget-min 18      # make train
+    python -m train.net --name net --total-decisions 100000  # a fixed amount of work
     tensorboard --logdir runs
 """
 
