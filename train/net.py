@@ -260,7 +260,13 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
     resize = None
     if budget is not None and budget.plan is None:
         budget.start()
-        resize = budget.resize
+
+        def resize(labeler: Any) -> int:
+            target = budget.resize(labeler)
+            if budget.plan is not None:
+                bar.set_total(target)
+            return target
+
     try:
         return generate(labeler, decisions, num_players=args.players, seed=seed,
                         opponents=mix, batch=args.games_per_batch, progress=bar,
