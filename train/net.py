@@ -18,8 +18,13 @@ Read top to bottom (CleanRL style):
    and the random state are checkpointed, so ``--resume`` continues a run.
 5. At the end: ``runs/<name>/net.npz`` (the network with its provenance), a final
    evaluation against every baseline (``final_eval.json``) and ``report.md``.
+6. ``--time-budget-min B`` sizes the run to end within B minutes on the machine it runs
+   on (:mod:`train.move_net.budget`): the first iteration's labelling measures the
+   machine, then the iterations, decisions and epochs are planned once, recorded and
+   kept; without it the run does the fixed amount of work of its settings.
 
-    python -m train.net --name net --total-decisions 100000
+    python -m train.net --name net --time-budget-min 18      # make train
+    python -m train.net --name net --total-decisions 100000  # a fixed amount of work
     tensorboard --logdir runs
 """
 
@@ -30,11 +35,12 @@ import dataclasses
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from train.common.config import config_cli, parse_config_args
+from train.common.config import command_line, config_cli, parse_config_args
 
 
 @dataclass
@@ -109,6 +115,12 @@ class Args:
     time_limit_min: float = 0.0
     """stop labelling after this many minutes in all (0 = no limit); the data so far is
     still fitted, evaluated and reported"""
+    time_budget_min: float = 0.0
+    """wall-time budget of the whole run in minutes, final evaluation included (0 = none:
+    the fixed work above). The first iteration's labelling measures the machine, then
+    ``total_decisions`` (more or fewer), ``iterations`` and ``epochs`` (at most the values
+    above) are planned to end within it; the plan is recorded in ``config.json``, the
+    checkpoint and the report, which also prints the same run as a fixed-work command"""
     resume: bool = False
     """continue from this run's latest checkpoint"""
     progress_bar: bool = True
@@ -144,6 +156,11 @@ def check_args(args: Args) -> str | None:
     """What is wrong with settings that parse but cannot run, or None."""
     if args.players not in (2, 3, 4):
         return f"--players must be 2, 3 or 4, got {args.players}"
+    if args.time_budget_min < 0:
+        return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
+    if args.time_budget_min and args.time_limit_min:
+        return ("--time-budget-min and --time-limit-min do not go together: the budget "
+                "already ends the run in time, and plans it so that it can be made again")
     return None
 
 
@@ -157,14 +174,19 @@ def cli_of(args: Args) -> list[str]:
     return config_cli(args, CONFIGS)
 
 
+def command_of(args: Args) -> str:
+    """The whole command that makes this run again (its ``--name`` included)."""
+    return command_line("train.net", args, CONFIGS)
+
+
 # ---- the pieces of a run ------------------------------------------------------------------
 @dataclass
 class State:
     """A run's progress: the iterations done, the labelled data, the network, the history.
 
     A checkpoint is three kinds of plain files, no pickle: ``checkpoint.json``
-    (iteration, seconds, history), ``checkpoint_net.npz`` (the network) and one
-    ``data/iteration_<k>.npz`` per iteration's labelled decisions.
+    (iteration, seconds, history, and a budgeted run's plan), ``checkpoint_net.npz``
+    (the network) and one ``data/iteration_<k>.npz`` per iteration's labelled decisions.
     """
 
     iteration: int = 0
@@ -172,6 +194,7 @@ class State:
     data: list[Any] = dataclasses.field(default_factory=list)
     net: Any = None  # agents.pasur.net.MoveNet
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    plan: dict[str, Any] | None = None  # train.move_net.budget.Plan.to_json()
 
 
 def save_checkpoint(run_dir: Path, state: State) -> None:
@@ -181,8 +204,10 @@ def save_checkpoint(run_dir: Path, state: State) -> None:
     state.data[k - 1].save(run_dir / "data" / f"iteration_{k}.npz")
     state.net.save(run_dir / "checkpoint_net.npz")
     tmp = run_dir / "checkpoint.json.tmp"
-    tmp.write_text(json.dumps({"iteration": k, "seconds": state.seconds,
-                               "history": state.history}, indent=2))
+    info: dict[str, Any] = {"iteration": k, "seconds": state.seconds, "history": state.history}
+    if state.plan is not None:
+        info["plan"] = state.plan
+    tmp.write_text(json.dumps(info, indent=2))
     os.replace(tmp, run_dir / "checkpoint.json")
 
 
@@ -198,7 +223,7 @@ def load_checkpoint(run_dir: Path) -> State | None:
     k = int(info["iteration"])
     data = [Dataset.load(run_dir / "data" / f"iteration_{i}.npz") for i in range(1, k + 1)]
     return State(k, float(info["seconds"]), data, MoveNet.load(run_dir / "checkpoint_net.npz"),
-                 list(info["history"]))
+                 list(info["history"]), info.get("plan"))
 
 
 def opponent_mix(args: Args, net: Any) -> tuple[dict[str, float], dict[str, Any]]:
@@ -219,8 +244,10 @@ def _horizon_text(horizon: int) -> str:
     return "played to the round's end" if horizon == 0 else f"{horizon}-deal horizon"
 
 
-def label(args: Args, state: State, decisions: int, deadline: float | None) -> Any:
-    """One iteration's labelled decisions (:func:`train.move_net.data.generate`)."""
+def label(args: Args, state: State, decisions: int, deadline: float | None,
+          budget: Any = None) -> Any:
+    """One iteration's labelled decisions (:func:`train.move_net.data.generate`); a
+    :class:`train.move_net.budget.Budget` without a plan yet watches it and plans."""
     from agents.evaluation.progress import Progress
     from train.move_net.data import SearchLabeler, generate
 
@@ -230,12 +257,35 @@ def label(args: Args, state: State, decisions: int, deadline: float | None) -> A
     mix, objects = opponent_mix(args, state.net)
     bar = Progress(decisions, f"labelling (iteration {state.iteration + 1})", "decisions",
                    args.progress_bar)
+    resize = None
+    if budget is not None and budget.plan is None:
+        budget.start()
+
+        def resize(labeler: Any) -> int:
+            target = budget.resize(labeler)
+            if budget.plan is not None:
+                bar.set_total(target)
+            return target
+
     try:
         return generate(labeler, decisions, num_players=args.players, seed=seed,
                         opponents=mix, batch=args.games_per_batch, progress=bar,
-                        policies=objects, deadline=deadline)
+                        policies=objects, deadline=deadline, resize=resize)
     finally:
         bar.close()
+
+
+def fit_settings(args: Args, iteration: int) -> Any:
+    """The :class:`train.move_net.fit.FitSettings` of the fit after ``iteration``."""
+    from train.move_net.fit import FitSettings
+
+    return FitSettings(
+        epochs=args.epochs, batch_size=args.batch_size, lr=args.learning_rate,
+        lr_final=args.learning_rate / 10, weight_decay=args.weight_decay,
+        level_weight=args.level_weight, augment=args.augment, num_players=args.players,
+        policy_weight=args.policy_weight, temperature=args.temperature,
+        seed=args.seed + iteration,
+    )
 
 
 def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
@@ -244,7 +294,7 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
 
     from agents.evaluation.progress import Progress
     from train.move_net.data import Dataset
-    from train.move_net.fit import FitSettings, TorchMoveNet, fit
+    from train.move_net.fit import TorchMoveNet, fit
 
     torch.manual_seed(args.seed + state.iteration)
     data = Dataset.concat(state.data)
@@ -252,13 +302,7 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
         model = TorchMoveNet(data.obs.shape[1], args.hidden, args.hidden // 2)
     else:
         model = TorchMoveNet.from_numpy(state.net)
-    settings = FitSettings(
-        epochs=args.epochs, batch_size=args.batch_size, lr=args.learning_rate,
-        lr_final=args.learning_rate / 10, weight_decay=args.weight_decay,
-        level_weight=args.level_weight, augment=args.augment, num_players=args.players,
-        policy_weight=args.policy_weight, temperature=args.temperature,
-        seed=args.seed + state.iteration,
-    )
+    settings = fit_settings(args, state.iteration)
     steps = args.epochs * -(-len(data) // args.batch_size)
     bar = Progress(steps, f"fitting (iteration {state.iteration + 1})", "batches",
                    args.progress_bar)
@@ -300,6 +344,70 @@ def final_evaluation(args: Args, state: State, run_dir: Path) -> list[Any]:
                         skip=() if args.players == 2 else ("ppo",))
 
 
+def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tuple[float, ...]]:
+    """The timings a :class:`train.move_net.budget.Budget` plans from, on the data
+    labelled so far: a throwaway network's fit and a share of every evaluation the run
+    will play. No random stream of the run is touched (torch's is forked; the fit, the
+    network and the matches have their own)."""
+
+    def probe(data: Any) -> tuple[float, float, float]:
+        import torch
+
+        from agents.pasur.net import NetAgent
+        from train.common.evaluation import evaluate_game, parse_opponents
+        from train.move_net.budget import time_evaluations, time_fit
+        from train.move_net.fit import TorchMoveNet, fit
+
+        with torch.random.fork_rng():
+            model = TorchMoveNet(data.obs.shape[1], args.hidden, args.hidden // 2)
+            fit_s = time_fit(lambda sample, tick: fit(model, sample, fit_settings(args, 0),
+                                                      progress=tick),
+                             data, args.batch_size, clock)
+            agent = NetAgent(model=model.to_numpy(num_players=args.players))
+        skip = () if args.players == 2 else ("ppo",)
+
+        def play(name: str, rounds: int) -> None:
+            evaluate_game(agent, name, game="pasur", rounds=rounds, seed=args.seed + 2000,
+                          players=args.players)
+
+        def listed(text: str, rounds: int) -> list[tuple[str, int]]:
+            return [(n, r) for n, r in parse_opponents(text, rounds) if n not in skip]
+
+        each, final = time_evaluations(play, [listed(args.eval_opponents, args.eval_rounds),
+                                              listed(args.final_eval_opponents,
+                                                     args.final_eval_rounds)], clock)
+        return fit_s, each, final
+
+    return probe
+
+
+def start_budget(args: Args, state: State, started: float,
+                 clock: Callable[[], float]) -> tuple[Any, Args]:
+    """The run's :class:`train.move_net.budget.Budget` (None when there is nothing to
+    plan) and its settings: a checkpoint's plan is continued as it was made."""
+    from train.move_net.budget import Budget, Plan
+
+    if state.plan is not None:
+        plan = Plan.from_json(state.plan)
+        print(f"continuing the plan of the checkpoint: {plan.summary()}")
+        return None, plan.apply(args)
+    if not args.time_budget_min:
+        return None, args
+    if state.iteration:
+        print("the checkpoint was made without a budget: --time-budget-min is ignored")
+        return None, args
+    return Budget(args.time_budget_min, started, clock, budget_probe(args, clock),
+                  args.iterations, args.epochs), args
+
+
+def write_config(run_dir: Path, args: Args, plan: dict[str, Any] | None) -> None:
+    """``config.json``: the settings the run used, and the budget's plan when it made one."""
+    config = dataclasses.asdict(args)
+    if plan is not None:
+        config["budget_plan"] = plan
+    (run_dir / "config.json").write_text(json.dumps(config, indent=2))
+
+
 def log_iteration(args: Args, state: State, stats: dict[str, float], results: list[Any],
                   writer: Any, evals: Any) -> None:
     """TensorBoard scalars, an ``evals.csv`` row per opponent, and the run's history."""
@@ -317,8 +425,22 @@ def log_iteration(args: Args, state: State, stats: dict[str, float], results: li
     state.history.append(row)
 
 
+def budget_lines(given: Args, args: Args, plan: dict[str, Any], wall: float) -> list[str]:
+    """The report's paragraph on a budgeted run: what it measured and planned, the same
+    run as a fixed-work command, and how to train longer."""
+    from train.move_net.budget import Plan
+
+    p = Plan.from_json(plan)
+    fixed = command_of(dataclasses.replace(args, time_budget_min=0.0))
+    longer = command_of(dataclasses.replace(given, time_budget_min=2 * p.budget_min))
+    return [f"Wall-time budget: {p.summary()}. The run took {wall / 60:.1f} min up to this "
+            f"report. The same run without a budget (the same network to the last digit): "
+            f"`{fixed}`. To train longer, give a larger budget (`{longer}`) or the "
+            f"configuration of the shipped network (`--config long`)."]
+
+
 def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
-                 seconds: float) -> None:
+                 seconds: float, given: Args | None = None, wall: float = 0.0) -> None:
     """``report.md``: how the network was made and how it plays against every baseline."""
     from train.common.plots import plot_evaluations
     from train.common.report import Column, results_columns
@@ -332,6 +454,8 @@ def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
              f"{state.iteration} iterations; {seconds / 60:.1f} min in all (config "
              f"`{args.config}`, seed {args.seed}). Network: `net.npz` (hidden {args.hidden}, "
              f"{args.hidden // 2}); settings: `config.json`."]
+    if state.plan is not None:
+        intro += budget_lines(given or args, args, state.plan, wall)
     columns = results_columns("net − opponent, points/round") + [Column(
         "net time/decision", "---:",
         lambda r: f"{r.seconds_per_decision.get('a', float('nan')) * 1e6:.0f} µs")]
@@ -349,35 +473,29 @@ def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
           intro=intro, table_title=f"Final evaluation (duplicate deals, {args.players} players)",
           results=results, columns=columns, after_table=iterations,
           commands_intro="Command to reproduce:",
-          commands=[f"python -m train.net {' '.join(cli_of(args))}"], sections=plots)
+          commands=[command_of(given or args)], sections=plots)
 
 
 # ---- main ------------------------------------------------------------------------------------
-def main(argv: list[str] | None = None) -> Path:
-    args = parse_args(argv)
-    start = time.time()
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
-
-    torch.set_num_threads(args.torch_threads)
-    from train.common.run_dir import start_run_dir
-
-    run_dir = start_run_dir(args)
-    state = (load_checkpoint(run_dir) if args.resume else None) or State()
-    if args.resume and state.iteration:
-        print(f"resuming {run_dir} after iteration {state.iteration}")
-    writer = SummaryWriter(str(run_dir / "tb"))
+def run_iterations(args: Args, state: State, run_dir: Path, writer: Any, start: float,
+                   budget: Any) -> Args:
+    """Label, fit, evaluate and checkpoint until the run's iterations are done; returns
+    the settings, with the plan applied once ``budget`` has made one."""
     append = args.resume and (run_dir / "evals.csv").exists()
     with open(run_dir / "evals.csv", "a" if append else "w", newline="") as fh:
         evals = csv.writer(fh)
         if not append:
             evals.writerow(["timesteps", "opponent", "mean_point_diff", "ci_low", "ci_high",
                             "round_win_rate"])
-        per_iteration = -(-args.total_decisions // args.iterations)
         deadline = start + 60 * args.time_limit_min if args.time_limit_min else None
         while state.iteration < args.iterations:
             t0 = time.time()
-            state.data.append(label(args, state, per_iteration, deadline))
+            per_iteration = -(-args.total_decisions // args.iterations)
+            state.data.append(label(args, state, per_iteration, deadline, budget))
+            if budget is not None and state.plan is None:  # planned while labelling
+                state.plan = budget.plan.to_json()
+                args = budget.plan.apply(args)
+                write_config(run_dir, args, state.plan)
             stats = fit_network(args, state, writer)
             results = evaluate_network(args, state, args.eval_opponents, args.eval_rounds,
                                        args.seed + 7)
@@ -389,16 +507,39 @@ def main(argv: list[str] | None = None) -> Path:
             if deadline is not None and time.time() > deadline:
                 print(f"time limit reached after iteration {state.iteration}")
                 break
+    return args
+
+
+def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.monotonic) -> Path:
+    """Run the pipeline; ``clock`` is the budget's clock (tests inject one)."""
+    args = given = parse_args(argv)
+    started = clock()
+    start = time.time()
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.set_num_threads(args.torch_threads)
+    from train.common.run_dir import start_run_dir
+
+    run_dir = start_run_dir(args)
+    state = (load_checkpoint(run_dir) if args.resume else None) or State()
+    if args.resume and state.iteration:
+        print(f"resuming {run_dir} after iteration {state.iteration}")
+    budget, args = start_budget(args, state, started, clock)
+    if state.plan is not None:
+        write_config(run_dir, args, state.plan)
+    writer = SummaryWriter(str(run_dir / "tb"))
+    args = run_iterations(args, state, run_dir, writer, start, budget)
     writer.close()
     state.net.meta.update(
-        made_by=f"python -m train.net {' '.join(cli_of(args))}", seed=args.seed,
+        made_by=command_of(given), seed=args.seed,
         decisions=sum(len(d) for d in state.data), iterations=state.iteration,
         label_budget=args.label_budget, label_horizon=args.label_horizon,
         minutes=round(state.seconds / 60, 1),
     )
     state.net.save(run_dir / "net.npz")
     results = final_evaluation(args, state, run_dir)
-    write_report(args, run_dir, state, results, state.seconds)
+    write_report(args, run_dir, state, results, state.seconds, given, clock() - started)
     print(f"\nrun written to {run_dir}/ (net.npz, report.md); training took "
           f"{state.seconds / 60:.1f} min")
     return run_dir

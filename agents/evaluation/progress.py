@@ -46,6 +46,13 @@ class Progress:
             )
             self._file.flush()
 
+    def set_total(self, total: int) -> None:
+        """Change the total (a run that sizes itself while it goes)."""
+        self.total = int(total)
+        if self._bar is not None:
+            self._bar.total = self.total
+            self._bar.refresh()
+
     def close(self) -> None:
         if not self.enabled:
             return

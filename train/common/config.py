@@ -5,19 +5,21 @@ Every pipeline declares its settings as a dataclass with a docstring per field (
 ``--help`` text) and a table of named presets (``CONFIGS``: ``default`` is the
 dataclass's own defaults). The command line picks a preset with ``--config``, then any
 flag overrides a field. :func:`config_cli` goes the other way: the flags that rebuild a
-run from its preset, for the reports' "command to reproduce".
+run from its preset, and :func:`command_line` the whole command, for the reports'
+"command to reproduce".
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Callable, Mapping
+import shlex
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import tyro
 
-__all__ = ["parse_config_args", "config_cli", "check_configs"]
+__all__ = ["parse_config_args", "config_cli", "command_line", "check_configs"]
 
 T = TypeVar("T")
 
@@ -63,15 +65,26 @@ def parse_config_args(cls: type[T], configs: Mapping[str, Mapping[str, Any]],
     return args
 
 
-def config_cli(args: Any, configs: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def config_cli(args: Any, configs: Mapping[str, Mapping[str, Any]],
+               always: Sequence[str] = ()) -> list[str]:
     """The flags of ``args`` that differ from the preset ``args.config`` (to reproduce
-    a run): ``["--config long", "--total-timesteps 10"]``."""
+    a run): ``["--config long", "--total-timesteps 10"]``; the fields named in
+    ``always`` are written even at their preset's value. Values are quoted for a shell
+    where they need it."""
     cls = type(args)
     base = cls(**configs[args.config])
     out = [f"--config {args.config}"] if args.config != "default" else []
     for f in dataclasses.fields(cls):
         v = getattr(args, f.name)
-        if f.name not in _NOT_REPRODUCED and v != getattr(base, f.name):
+        if f.name not in _NOT_REPRODUCED and (f.name in always or v != getattr(base, f.name)):
             flag = "--" + f.name.replace("_", "-")
-            out.append(flag if v is True else f"--no-{flag[2:]}" if v is False else f"{flag} {v}")
+            out.append(flag if v is True else f"--no-{flag[2:]}" if v is False
+                       else f"{flag} {shlex.quote(str(v))}")
     return out
+
+
+def command_line(module: str, args: Any, configs: Mapping[str, Mapping[str, Any]]) -> str:
+    """The whole command that reproduces a run: ``python -m MODULE``, its ``--config``,
+    its ``--name`` (always: a report names the run it made) and every other flag that
+    differs from the preset; ``shlex.split`` of it parses back to the same settings."""
+    return " ".join([f"python -m {module}", *config_cli(args, configs, always=("name",))])

@@ -14,6 +14,7 @@ Forced decisions (one move) carry no information and are not recorded.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,12 @@ class Dataset:
                    np.concatenate([p.feats for p in parts]),
                    np.concatenate([p.values for p in parts]),
                    np.concatenate([p.states for p in parts]))
+
+    def head(self, n: int) -> Dataset:
+        """The first ``n`` decisions (to time a fit on a sample)."""
+        end = int(self.offsets[n])
+        return Dataset(self.obs[:n], self.offsets[:n + 1], self.feats[:end], self.values[:end],
+                       self.states[:n])
 
     def save(self, path: Any) -> None:
         np.savez(path, obs=self.obs, offsets=self.offsets, feats=self.feats,
@@ -149,6 +156,7 @@ def generate(
     labeler: SearchLabeler, decisions: int, *, num_players: int, seed: int,
     opponents: dict[str, float], batch: int = 256, progress: Any = None,
     policies: dict[str, Policy] | None = None, deadline: float | None = None,
+    resize: Callable[[SearchLabeler], int] | None = None,
 ) -> Dataset:
     """Play one-round games until ``labeler`` has recorded ``decisions`` decisions.
 
@@ -157,7 +165,9 @@ def generate(
     is the labeler itself, which then records every seat). ``policies`` may give
     objects for names (e.g. the network being trained); others come from
     :func:`agents.make_agent`. At ``deadline`` (a ``time.time()`` value) it stops after
-    the batch of games in progress.
+    the batch of games in progress. ``resize(labeler)``, called after each batch, returns
+    the number of decisions to reach from then on (a wall-time budget sizes the run while
+    it labels: :class:`train.move_net.budget.Budget`).
     """
     names = list(opponents)
     weights = np.array([opponents[n] for n in names], dtype=np.float64)
@@ -180,6 +190,8 @@ def generate(
         seat_policy[mine] = 0
         before = labeler.decisions
         play(eng, built, seat_policy)
+        if resize is not None:
+            decisions = resize(labeler)
         if progress is not None:
             progress.update(min(labeler.decisions, decisions) - min(before, decisions))
     return labeler.take()

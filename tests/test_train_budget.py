@@ -1,0 +1,157 @@
+"""The wall-time budget of ``train.net`` (``--time-budget-min``) and its reproduce command.
+
+No test measures time: the plan's arithmetic is fed rates, and the runs get a fake
+clock that advances a fixed step at every reading, so every plan is deterministic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shlex
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from train import net as train_net  # noqa: E402
+from train.move_net.budget import (  # noqa: E402
+    SAFETY,
+    Budget,
+    Measured,
+    Plan,
+    plan_budget,
+)
+
+#: rates of about the speed the default configuration runs at on 2 cores
+BASE = Measured(elapsed=120.0, label_rate=160.0, batch_decisions=7_000.0, first_batch=7_000,
+                labelled=14_000, fit_seconds=60e-6, eval_seconds=15.0, final_eval_seconds=120.0)
+
+
+class FakeClock:
+    """A clock that moves ``step`` seconds at every reading."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_the_plan_shrinks_when_the_machine_is_slow_and_grows_when_it_is_fast() -> None:
+    plan = plan_budget(18, BASE, iterations=2, epochs=16)
+    slow = plan_budget(18, dataclasses.replace(BASE, label_rate=80.0, fit_seconds=120e-6),
+                       iterations=2, epochs=16)
+    fast = plan_budget(18, dataclasses.replace(BASE, label_rate=320.0, fit_seconds=30e-6),
+                       iterations=2, epochs=16)
+    assert slow.total_decisions < plan.total_decisions < fast.total_decisions
+    assert slow.iterations == plan.iterations == fast.iterations == 2
+    for p in (slow, plan, fast):
+        assert p.epochs == 16 and p.decisions_per_iteration % 100 == 0
+        assert p.planned_min <= 18 * (1 - SAFETY)
+    longer = plan_budget(36, BASE, iterations=2, epochs=16)
+    assert longer.total_decisions > 2 * plan.total_decisions  # the fixed costs are paid once
+
+
+def test_the_plan_cuts_epochs_then_iterations_when_time_is_short() -> None:
+    slow_fit = plan_budget(18, dataclasses.replace(BASE, fit_seconds=2e-3), 2, 16)
+    assert 1 <= slow_fit.epochs < 16  # the fits keep at most half of the time
+    crawl = dataclasses.replace(BASE, label_rate=10.0)
+    few = plan_budget(18, crawl, iterations=3, epochs=16)
+    assert few.iterations < 3
+    # nothing fits: one iteration of the batches labelled when the plan was made
+    least = plan_budget(3, crawl, iterations=3, epochs=16)
+    assert least.iterations == 1
+    assert BASE.first_batch < least.decisions_per_iteration <= BASE.labelled
+    assert least.planned_min > 3
+    assert Plan.from_json(json.loads(json.dumps(least.to_json()))) == least
+    with pytest.raises(ValueError, match="positive budget"):
+        plan_budget(0, BASE, 2, 16)
+
+
+def test_the_budget_measures_the_second_batch_and_plans_once() -> None:
+    class Labeler:  # what Budget reads of a SearchLabeler
+        decisions, parts = 0, []
+
+    def plan_with(step: float) -> Plan:
+        clock = FakeClock(step)
+        budget = Budget(18, clock(), clock, lambda data: (60e-6, 15.0, 120.0), 2, 16)
+        budget.start()
+        lab = Labeler()
+        lab.parts = [_dataset(10)]
+        answers = []
+        for decisions in (7_000, 14_000, 21_000):
+            lab.decisions = decisions
+            answers.append(budget.resize(lab))
+        assert answers[0] > 10**9 and answers[1] == answers[2]  # asks on, then the plan
+        assert budget.plan is not None and budget.plan.measured.first_batch == 7_000
+        return budget.plan
+
+    fast, slow = plan_with(20.0), plan_with(80.0)
+    assert fast.measured.label_rate == 7_000 / 20.0
+    assert slow.total_decisions < fast.total_decisions
+
+
+def test_no_budget_leaves_the_run_as_it_was() -> None:
+    args = train_net.parse_args(["--config", "tiny"])
+    assert args.time_budget_min == 0
+    budget, same = train_net.start_budget(args, train_net.State(), 0.0, FakeClock(1.0))
+    assert budget is None and same is args
+    for bad in (["--time-budget-min", "-1"], ["--time-budget-min", "5", "--time-limit-min", "5"]):
+        with pytest.raises(SystemExit):
+            train_net.parse_args(bad)
+
+
+def test_the_reproduce_command_is_whole_and_parses_back() -> None:
+    for argv in ([], ["--config", "long"],
+                 ["--config", "tiny", "--name", "my run", "--players", "3", "--no-augment",
+                  "--learning-rate", "0.0003", "--label-plies", "6", "--time-budget-min", "18",
+                  "--opponent-mix", "self:1,greedy:0.5"]):
+        args = train_net.parse_args(argv)
+        command = train_net.command_of(args)
+        assert command.startswith("python -m train.net ")
+        assert f"--name {shlex.quote(args.name)}" in command
+        assert train_net.parse_args(shlex.split(command)[3:]) == args
+
+
+def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_path,
+                                                                          monkeypatch) -> None:
+    from agents.pasur.net import MoveNet
+
+    args = ["--config", "tiny", "--runs-dir", str(tmp_path), "--time-budget-min", "2.5"]
+    real_save = train_net.save_checkpoint
+
+    def crash_after_first(run_dir, state):  # the run stops after its first iteration
+        real_save(run_dir, state)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_net, "save_checkpoint", crash_after_first)
+    with pytest.raises(KeyboardInterrupt):
+        train_net.main(args + ["--name", "b"], clock=FakeClock(1.0))
+    monkeypatch.setattr(train_net, "save_checkpoint", real_save)
+    plan = Plan.from_json(json.loads((tmp_path / "b" / "checkpoint.json").read_text())["plan"])
+    assert plan.iterations == 2 and plan.decisions_per_iteration > plan.measured.first_batch
+    # resumed with another clock: the plan of the checkpoint goes on, nothing is re-measured
+    run = train_net.main(args + ["--name", "b", "--resume"], clock=FakeClock(50.0))
+    config = json.loads((run / "config.json").read_text())
+    assert config["budget_plan"] == plan.to_json()
+    assert config["total_decisions"] == plan.total_decisions
+    report = (run / "report.md").read_text()
+    assert "Wall-time budget" in report and "python -m train.net --config tiny --name b " in report
+    fixed = report.split("(the same network to the last digit): `")[1].split("`")[0]
+    assert "--time-budget-min" not in fixed
+    again = train_net.main(shlex.split(fixed)[3:] + ["--name", "fixed"])
+    a, b = MoveNet.load(run / "net.npz"), MoveNet.load(again / "net.npz")
+    for name in a.params:
+        np.testing.assert_array_equal(a.params[name], b.params[name])
+    assert (run / "evals.csv").read_text() == (again / "evals.csv").read_text()
+
+
+def _dataset(n: int):
+    from train.move_net.data import Dataset
+
+    offsets = np.arange(n + 1) * 2
+    return Dataset(np.zeros((n, 4), np.float16), offsets, np.zeros((2 * n, 3), np.float16),
+                   np.zeros(2 * n, np.float32), np.zeros((n, 5), np.int64))

@@ -1,0 +1,239 @@
+"""A wall-time budget for ``train.net``: measure the machine early, then size the run.
+
+Without a budget the pipeline does a fixed amount of work (``--total-decisions``,
+``--iterations``, ``--epochs``), so how long it takes depends on the machine. With
+``--time-budget-min B`` the first iteration's labelling measures how fast this machine
+labels (on the second batch of games: the first also pays numba's compilation); the
+run then times a few minibatches of a throwaway fit and a share of every evaluation
+it will play (:func:`time_fit`, :func:`time_evaluations`), and
+:func:`plan_budget` sizes the run from those rates so that labelling, fitting, the
+evaluation after each iteration and the final evaluation end within B minutes.
+
+The plan is made once, before anything it decides has happened, and kept: the
+checkpoint holds it, so ``--resume`` continues it. A budgeted run therefore does
+exactly what the fixed-work run with the planned ``--total-decisions``,
+``--iterations`` and ``--epochs`` does (the probes touch no random stream of the run),
+and its report prints that command. :class:`Budget` is the piece that watches the
+first batches and makes the plan; the clock is a parameter, so tests inject one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pasur_env.core.batch_engine import PARALLEL_MIN_BATCH
+from train.move_net.data import Dataset, SearchLabeler
+
+__all__ = ["Measured", "Plan", "Budget", "plan_budget", "time_fit", "time_evaluations",
+           "SAFETY", "FIT_SHARE", "EVAL_SHARE"]
+
+#: share of the budget left unplanned: timing noise, checkpoints, plots, the report
+SAFETY = 0.05
+#: the largest share of the labelling-and-fitting time the fits may take; beyond it
+#: the plan fits fewer epochs (a machine whose torch is slow for its engine)
+FIT_SHARE = 0.5
+#: share of an opponent's rounds played to time it (10%: at 5% the fixed costs of a
+#: match weigh so much that the estimates came out several times too long)
+EVAL_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the run measured before planning (seconds on the run's clock)."""
+
+    elapsed: float
+    """seconds since the run started, when the plan was made"""
+    label_rate: float
+    """labelled decisions per second (the second batch of games)"""
+    batch_decisions: float
+    """labelled decisions one batch of games yields"""
+    first_batch: int
+    """decisions labelled by the first batch (an iteration asks for more, see :class:`Budget`)"""
+    labelled: int
+    """decisions labelled when the plan was made"""
+    fit_seconds: float
+    """fitting seconds per decision and epoch"""
+    eval_seconds: float
+    """the evaluation after an iteration"""
+    final_eval_seconds: float
+    """the final evaluation"""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a budget decided: the run's size, and the figures it was decided from."""
+
+    budget_min: float
+    iterations: int
+    decisions_per_iteration: int
+    epochs: int
+    planned_min: float
+    """the minutes the plan expects the whole run to take"""
+    measured: Measured
+
+    @property
+    def total_decisions(self) -> int:
+        return self.iterations * self.decisions_per_iteration
+
+    def apply(self, args: Any) -> Any:
+        """``args`` with the planned ``total_decisions``, ``iterations`` and ``epochs``."""
+        return dataclasses.replace(args, total_decisions=self.total_decisions,
+                                   iterations=self.iterations, epochs=self.epochs)
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Plan:
+        return cls(**{**d, "measured": Measured(**d["measured"])})
+
+    def summary(self) -> str:
+        m = self.measured
+        return (f"budget {self.budget_min:g} min: labelling {m.label_rate:,.0f} decisions/s, "
+                f"fitting {m.fit_seconds * 1e6:,.0f} µs per decision and epoch, evaluations "
+                f"{m.eval_seconds:.0f} s after each iteration and {m.final_eval_seconds:.0f} s "
+                f"at the end -> {self.iterations} iterations of {self.decisions_per_iteration:,} "
+                f"decisions, {self.epochs} epochs per fit (planned {self.planned_min:.1f} min)")
+
+
+def _epochs(k: int, m: Measured, epochs: int) -> int:
+    """Epochs per fit: ``epochs`` unless the fits would take more than ``FIT_SHARE`` of
+    the labelling-and-fitting time, then as many as fit in that share (at least 1)."""
+    fit = m.fit_seconds * k * (k + 1) / 2  # seconds per epoch and decision per iteration
+    label = k / m.label_rate
+    most = FIT_SHARE / (1 - FIT_SHARE) * label / fit if fit > 0 else math.inf
+    return max(1, min(epochs, math.floor(most)))
+
+
+def _cost(k: int, per: int, epochs: int, m: Measured) -> float:
+    """Seconds from the plan to the end for ``k`` iterations of ``per`` decisions."""
+    half = m.batch_decisions / 2  # an iteration ends inside a batch: half a batch more
+    first = max(float(m.labelled), per + half)  # the first iteration has labelled some
+    later = per + half
+    label = (first - m.labelled + (k - 1) * later) / m.label_rate
+    fitted = sum(first + j * later for j in range(k))  # each fit sees all data so far
+    return label + epochs * m.fit_seconds * fitted + k * m.eval_seconds + m.final_eval_seconds
+
+
+def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) -> Plan:
+    """The largest run that ends within ``budget_min`` minutes by the rates ``m``.
+
+    At most ``iterations`` iterations (fewer only when even the smallest iterations do
+    not fit) and ``epochs`` epochs per fit (:data:`FIT_SHARE`); the decisions per
+    iteration fill the rest, in hundreds, at least one more than the first batch gave
+    (so that the first iteration is the one the fixed-work run labels). Pure
+    arithmetic: no clock, no randomness.
+    """
+    if budget_min <= 0 or m.label_rate <= 0:
+        raise ValueError(f"a budget plan needs a positive budget and labelling rate, got "
+                         f"{budget_min} min and {m.label_rate} decisions/s")
+    spare = budget_min * 60 * (1 - SAFETY) - m.elapsed
+    least = m.first_batch + 1
+    for k in range(iterations, 0, -1):
+        e = _epochs(k, m, epochs)
+        if _cost(k, least, e, m) <= spare:
+            break
+    # the largest multiple of 100 that fits (the cost grows with the decisions)
+    low, high = 0, 1
+    while _cost(k, max(least, 100 * high), e, m) <= spare:
+        low, high = high, 2 * high
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if _cost(k, max(least, 100 * mid), e, m) <= spare else (low, mid)
+    per = max(least, 100 * low)
+    planned = (m.elapsed + _cost(k, per, e, m)) / 60
+    return Plan(budget_min, k, per, e, round(planned, 2), m)
+
+
+def time_fit(fit_once: Callable[[Dataset, Callable[[int], None]], None], data: Dataset,
+             batch_size: int, clock: Callable[[], float], batches: int = 10) -> float:
+    """Seconds per decision and epoch of fitting: ``fit_once(sample, tick)`` fits a
+    throwaway network for one epoch on ``sample`` (the first ``batches`` + 2 minibatches
+    of ``data``) calling ``tick`` after each minibatch; the first two are not timed
+    (set-up, first allocations)."""
+    sample = data.head(min(len(data), (batches + 2) * batch_size))
+    times: list[float] = []
+    fit_once(sample, lambda _n: times.append(clock()))
+    timed = times[2:] if len(times) > 3 else times
+    if len(timed) < 2:
+        raise ValueError(f"timing a fit needs at least 2 minibatches; {len(data)} decisions "
+                         f"make {len(times)} of {batch_size}")
+    return (timed[-1] - timed[0]) / ((len(timed) - 1) * batch_size)
+
+
+def time_evaluations(play: Callable[[str, int], Any],
+                     evaluations: Sequence[Sequence[tuple[str, int]]],
+                     clock: Callable[[], float], share: float = EVAL_SHARE,
+                     parallel: int = PARALLEL_MIN_BATCH) -> list[float]:
+    """Estimated seconds of each evaluation of ``evaluations`` (lists of ``(opponent,
+    rounds)``); ``play(name, rounds)`` plays one match.
+
+    Each opponent is timed once, on ``share`` of the most rounds it plays, scaled to
+    its rounds: first an untimed match loads it and compiles its kernels (2 rounds; or
+    ``parallel`` rounds when the timed match has that many, from which the engine runs
+    its parallel kernels), then the timed one. A match of ``parallel`` rounds or more
+    is timed on at least ``parallel`` rounds: a smaller one would time the serial
+    kernels and Python's per-step work. A smaller batch costs more per round, so the
+    estimate errs long (up to about twice for the slow ``ismcts``), never short.
+    """
+    most: dict[str, int] = {}
+    for evaluation in evaluations:
+        for name, rounds in evaluation:
+            most[name] = max(most.get(name, 0), rounds)
+    per_round: dict[str, float] = {}
+    for name, rounds in most.items():
+        part = max(2, math.ceil(rounds * share))
+        if rounds >= parallel:
+            part = max(part, parallel)
+        play(name, parallel if part >= parallel else 2)
+        t0 = clock()
+        play(name, part)
+        per_round[name] = (clock() - t0) / part
+    return [sum(per_round[name] * rounds for name, rounds in evaluation)
+            for evaluation in evaluations]
+
+
+class Budget:
+    """Watches the first iteration's labelling and makes the :class:`Plan`.
+
+    :meth:`resize` is :func:`train.move_net.data.generate`'s ``resize`` callback: after
+    the first batch it asks for more (the first batch pays the compilation), after the
+    second it measures the labelling rate, runs ``probe(data so far)`` -> ``(fit
+    seconds per decision and epoch, seconds of one evaluation after an iteration,
+    seconds of the final evaluation)``, plans, and from then on asks for the planned
+    decisions per iteration.
+    """
+
+    def __init__(self, budget_min: float, started: float, clock: Callable[[], float],
+                 probe: Callable[[Dataset], tuple[float, float, float]], iterations: int,
+                 epochs: int) -> None:
+        self.budget_min, self.started, self.clock, self.probe = budget_min, started, clock, probe
+        self.iterations, self.epochs = iterations, epochs
+        self.marks: list[tuple[int, float]] = []
+        self.plan: Plan | None = None
+
+    def start(self) -> None:
+        """Mark the start of the first iteration's labelling."""
+        self.marks = [(0, self.clock())]
+
+    def resize(self, labeler: SearchLabeler) -> int:
+        """The decisions the labelling should reach, given what it has now."""
+        if self.plan is not None:
+            return self.plan.decisions_per_iteration
+        self.marks.append((labeler.decisions, self.clock()))
+        if len(self.marks) < 3:
+            return sys.maxsize
+        (_, _), (d1, t1), (d2, t2) = self.marks[:3]
+        rate = (d2 - d1) / max(t2 - t1, 1e-9)
+        fit_s, eval_s, final_s = self.probe(Dataset.concat(labeler.parts))
+        m = Measured(elapsed=self.clock() - self.started, label_rate=rate,
+                     batch_decisions=float(d2 - d1), first_batch=d1, labelled=d2,
+                     fit_seconds=fit_s, eval_seconds=eval_s, final_eval_seconds=final_s)
+        self.plan = plan_budget(self.budget_min, m, self.iterations, self.epochs)
+        print(self.plan.summary())
+        return self.plan.decisions_per_iteration
