@@ -7,7 +7,7 @@ PIP_INSTALL := $(PIP) install --disable-pip-version-check -c constraints.txt
 PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
-	test-browser rllib test-rllib train-rllib marl test-marl clean
+	test-browser rllib test-rllib train-rllib marl test-marl test-lowest test-wheel clean
 
 venv: $(VENV)/.installed-dev
 
@@ -17,13 +17,14 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(PIP) install --disable-pip-version-check --upgrade pip
 
-# Stamps: reinstall only when the project metadata or the pins change.
+# Stamps: reinstall only when the project metadata or the pins change. The extras are the
+# runtime ones; the tools come from pyproject's dependency groups (pip >= 25.1).
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP_INSTALL) -e ".[dev,train,web,browser]"
+	$(PIP_INSTALL) -e ".[train,web]" --group dev --group browser --group dist
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP_INSTALL) -e ".[dev,bench]"
+	$(PIP_INSTALL) -e . --group dev --group bench
 	touch $@
 
 # pytest exits 5 when it collected no tests: make that a failure with a clear message.
@@ -33,10 +34,12 @@ test: venv
 	if [ $$rc -eq 5 ]; then echo "ERROR: pytest collected no tests (exit code 5)" >&2; fi; \
 	exit $$rc
 
-# ruff, then the layer contract of pyproject.toml (an upward import fails here)
+# ruff, the layer contract of pyproject.toml (an upward import fails here), then the pins:
+# a package in .venv that constraints.txt does not name fails here.
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/python .ci/check_constraints.py --python $(BIN)/python constraints.txt
 
 demo: venv
 	$(BIN)/pasur demo
@@ -108,7 +111,8 @@ $(RBIN)/python:
 
 $(RVENV)/.installed-rllib: pyproject.toml constraints-rllib.txt | $(RBIN)/python
 	$(RBIN)/python -m pip install --disable-pip-version-check -c constraints-rllib.txt \
-	  "torch==2.13.0" -e ".[dev,train,rllib]"
+	  "torch==2.13.0" -e ".[train,rllib]" --group dev
+	$(RBIN)/python .ci/check_constraints.py --python $(RBIN)/python constraints-rllib.txt
 	touch $@
 
 # Only the RLlib tests (tiny runs, checkpoints as agents, a two-node local cluster);
@@ -138,7 +142,8 @@ $(MBIN)/python:
 $(MVENV)/.installed-marl: pyproject.toml constraints-marl.txt | $(MBIN)/python
 	$(MBIN)/python -m pip install --disable-pip-version-check -c constraints-marl.txt "torch==2.13.0"
 	$(MBIN)/python -m pip install --disable-pip-version-check -c constraints-marl.txt \
-	  "torch==2.13.0" -e ".[dev]" tianshou torchrl tensordict
+	  "torch==2.13.0" -e . --group dev tianshou torchrl tensordict
+	$(MBIN)/python .ci/check_constraints.py --python $(MBIN)/python constraints-marl.txt
 	touch $@
 
 # Only the multi-agent tests (train/marl at tiny size); a failure if any is skipped.
@@ -149,8 +154,49 @@ test-marl: marl
 	  echo "ERROR: the multi-agent tests did not all run" >&2; exit 1; fi; \
 	exit $$rc
 
+# The lowest versions pyproject.toml allows, installed and tested: the train extra in
+# .venv-lowest (constraints-lowest.txt), the core alone in .venv-lowest-core
+# (constraints-lowest-core.txt: numpy 1.25, numba 0.59, which the train extra lifts).
+# Engine, envs, PettingZoo/Gymnasium/SB3 API checks and the tiny training runs.
+LVENV := .venv-lowest
+LCVENV := .venv-lowest-core
+LOWEST_TESTS := tests/test_engine_api.py tests/test_aec_env.py tests/test_rummy_envs.py \
+	tests/test_single_agent_env.py tests/test_vector_env.py tests/test_env_atomic.py \
+	tests/test_input_checks.py tests/test_compat.py tests/test_train.py
+LOWEST_CORE_TESTS := tests/test_engine_api.py tests/test_aec_env.py tests/test_input_checks.py \
+	tests/test_env_atomic.py tests/test_rules_scripted.py tests/test_rummy_rules.py
+LOWEST_TOOLS := pytest pytest-xdist hypothesis
+
+$(LVENV)/.installed: pyproject.toml constraints-lowest.txt
+	rm -rf $(LVENV) && $(PY) -m venv $(LVENV)
+	$(LVENV)/bin/python -m pip install --disable-pip-version-check -q --upgrade pip
+	$(LVENV)/bin/python -m pip install --disable-pip-version-check -q -c constraints-lowest.txt \
+	  -e ".[train]" $(LOWEST_TOOLS)
+	$(LVENV)/bin/python .ci/check_constraints.py --python $(LVENV)/bin/python constraints-lowest.txt
+	touch $@
+
+$(LCVENV)/.installed: pyproject.toml constraints-lowest-core.txt
+	rm -rf $(LCVENV) && $(PY) -m venv $(LCVENV)
+	$(LCVENV)/bin/python -m pip install --disable-pip-version-check -q --upgrade pip
+	$(LCVENV)/bin/python -m pip install --disable-pip-version-check -q \
+	  -c constraints-lowest-core.txt -e . $(LOWEST_TOOLS)
+	$(LCVENV)/bin/python .ci/check_constraints.py --python $(LCVENV)/bin/python \
+	  constraints-lowest-core.txt
+	touch $@
+
+test-lowest: $(LVENV)/.installed $(LCVENV)/.installed
+	@echo "== lowest versions, core: $$($(LCVENV)/bin/python -m pip freeze | grep -iE '^(numpy|numba|gymnasium|pettingzoo|pillow)==' | tr '\n' ' ')"
+	$(LCVENV)/bin/python -m pytest -n $(PYTEST_JOBS) -p no:cacheprovider -W ignore $(LOWEST_CORE_TESTS)
+	@echo "== lowest versions, train extra: $$($(LVENV)/bin/python -m pip freeze | grep -iE '^(numpy|numba|gymnasium|pettingzoo|torch|stable.baselines3|sb3.contrib|tyro|matplotlib)==' | tr '\n' ' ')"
+	$(LVENV)/bin/python -m pytest -n $(PYTEST_JOBS) -p no:cacheprovider -W ignore $(LOWEST_TESTS)
+
+# The wheel and sdist as a user gets them: build, twine check, install into fresh venvs and
+# run .ci/wheel_smoke.py from a folder outside the repository (.ci/test_wheel.sh says more).
+test-wheel: venv
+	PY=$(PY) bash .ci/test_wheel.sh $(BIN)/python
+
 bench: venv $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) $(RVENV) $(MVENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) $(RVENV) $(MVENV) $(LVENV) $(LCVENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info

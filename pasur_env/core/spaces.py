@@ -32,6 +32,8 @@ class LegalActionSpace(spaces.Discrete):
             legal = env.action_masks()
             if legal.any():
                 mask = legal.astype(np.int8)
+        if probability is None:  # gymnasium < 1.1 has no ``probability`` argument
+            return super().sample(mask=mask)
         return super().sample(mask=mask, probability=probability)
 
     def __reduce__(self) -> tuple[Any, ...]:

@@ -1,0 +1,186 @@
+"""Use an installed pasur-env as a researcher would, from a folder outside the repository.
+
+`make test-wheel` (.ci/test_wheel.sh) copies this file into an empty temporary folder and
+runs it there with the python of a fresh venv that holds the built wheel. It first proves
+that ``pasur_env``, ``agents`` and ``train`` come from that venv's site-packages and that
+no folder of the repository is on ``sys.path``, then runs what the README promises:
+
+- ``core``: the README's python quick starts, both PettingZoo ``api_test``s and
+  ``pasur eval greedy random`` (a core install: no extras);
+- ``full`` (the ``train`` and ``web`` extras) adds ``pasur serve`` answering ``GET /`` and
+  a tiny training run of the main pipeline (``python -m train.net --config tiny``).
+
+Each check prints one ``smoke:`` line; the first failure ends the run with exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import socket
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+T0 = time.monotonic()
+
+
+def log(msg: str) -> None:
+    """One ``smoke:`` line with the seconds since the start (the CI log quotes these)."""
+    print(f"smoke: [{time.monotonic() - T0:6.1f}s] {msg}", flush=True)
+
+
+def check(name: str, fn: Callable[[], str | None]) -> None:
+    """Run one check, log ``ok``/``FAILED`` with its time, and exit 1 on a failure."""
+    start = time.monotonic()
+    try:
+        detail = fn()
+    except Exception as e:  # any failure is reported, then fatal
+        log(f"FAILED {name}: {type(e).__name__}: {e}")
+        raise SystemExit(1) from e
+    log(f"ok   {name} ({time.monotonic() - start:.1f}s){': ' + detail if detail else ''}")
+
+
+def installed_not_repo(repo: Path) -> str:
+    """The three packages come from site-packages, and no repository folder is on sys.path."""
+    import agents
+    import pasur_env
+    import train
+
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    where = []
+    for mod in (pasur_env, agents, train):
+        path = Path(mod.__file__).resolve()
+        if site not in path.parents:
+            raise AssertionError(f"{mod.__name__} imported from {path}, not from {site}")
+        where.append(f"{mod.__name__}={path.relative_to(site)}")
+    repo = repo.resolve()
+    for entry in ["", *sys.path]:
+        p = Path(entry or os.getcwd()).resolve()
+        if p == repo or repo in p.parents:
+            raise AssertionError(f"{p} (inside the repository) is on sys.path")
+    return f"cwd={os.getcwd()}, site-packages={site}, " + ", ".join(where)
+
+
+def readme_blocks(readme: Path) -> list[tuple[int, str]]:
+    """The README's fenced python blocks, each with the line it starts on."""
+    text = readme.read_text()
+    return [(text[: m.start()].count("\n") + 2, m.group(1))
+            for m in re.finditer(r"```python\n(.*?)```", text, flags=re.S)]
+
+
+def run_readme(readme: Path) -> str:
+    """Execute every python block of the README, each in a fresh namespace."""
+    blocks = readme_blocks(readme)
+    if not blocks:
+        raise AssertionError(f"no python blocks in {readme}")
+    for line, code in blocks:
+        start = time.monotonic()
+        exec(compile(code, f"{readme.name}:{line}", "exec"), {"__name__": "__readme__"})
+        log(f"     README block at line {line} ran ({time.monotonic() - start:.1f}s)")
+    return f"{len(blocks)} python blocks"
+
+
+def api_tests() -> str:
+    """PettingZoo's ``api_test`` on both games' AEC envs."""
+    from pettingzoo.test import api_test
+
+    from pasur_env import pasur_v0, persian_rummy_v0
+
+    api_test(pasur_v0.env(), num_cycles=200)
+    api_test(persian_rummy_v0.env(), num_cycles=200)
+    return "pasur_v0, persian_rummy_v0"
+
+
+def script(name: str) -> str:
+    """A console script of this venv (next to its python)."""
+    return str(Path(sys.executable).parent / name)
+
+
+def run_cli(args: list[str], timeout: float) -> str:
+    """Run a command, fail on a non-zero exit, return its last output line."""
+    r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise AssertionError(f"{' '.join(args)} exited {r.returncode}:\n{r.stdout}{r.stderr}")
+    lines = [ln for ln in r.stdout.splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else "(no output)"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_answers(timeout: float = 120.0) -> str:
+    """Start ``pasur serve`` on a free loopback port, poll ``GET /`` until it answers, stop it."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    proc = subprocess.Popen([script("pasur"), "serve", "--host", "127.0.0.1", "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise AssertionError(f"pasur serve exited {proc.returncode}:\n"
+                                     f"{proc.stdout.read() if proc.stdout else ''}")
+            try:
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    body = r.read().decode("utf-8", "replace")
+                    if r.status != 200 or "<html" not in body.lower():
+                        raise AssertionError(f"GET / gave {r.status}, {len(body)} bytes")
+                    return f"GET {url} -> {r.status}, {len(body)} bytes of HTML"
+            except OSError:
+                time.sleep(0.5)
+        raise AssertionError(f"pasur serve did not answer {url} within {timeout:.0f}s")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def tiny_training() -> str:
+    """The main training pipeline at its tiny size; it must write its report."""
+    with tempfile.TemporaryDirectory() as runs:
+        last = run_cli([sys.executable, "-m", "train.net", "--config", "tiny", "--name",
+                        "smoke", "--runs-dir", runs], timeout=900)
+        report = Path(runs) / "smoke" / "report.md"
+        if not report.is_file():
+            raise AssertionError(f"no {report} after the run")
+        return f"train.net --config tiny wrote report.md; last line: {last}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the checks of one install kind; exit 0 only when all pass."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    p.add_argument("kind", choices=["core", "full"])
+    p.add_argument("--repo", type=Path, required=True, help="the repository (must not be used)")
+    p.add_argument("--readme", type=Path, required=True, help="the README to run")
+    args = p.parse_args(argv)
+    log(f"python {sys.version.split()[0]} at {sys.executable}, {args.kind} install")
+    check("imported from site-packages, repository not on sys.path",
+          lambda: installed_not_repo(args.repo))
+    check("README quick starts", lambda: run_readme(args.readme))
+    check("PettingZoo api_test, both games", api_tests)
+    check("pasur eval greedy random --rounds 20",
+          lambda: run_cli([script("pasur"), "eval", "greedy", "random", "--rounds", "20"], 600))
+    if args.kind == "full":
+        check("pasur serve answers GET /", serve_answers)
+        check("tiny training run", tiny_training)
+    log(f"all {args.kind} checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
