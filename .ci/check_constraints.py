@@ -39,16 +39,17 @@ def requirement_names(lines: list[str]) -> dict[str, str]:
 
 
 def frozen(python: str) -> list[str]:
-    """``pip freeze`` of the venv of ``python``, without the editable project itself.
+    """``pip freeze`` of the venv of ``python``, without the project itself.
 
-    Plain ``pip freeze`` leaves out pip, setuptools and wheel: tools of the venv, not of
-    the project.
+    The project is installed editable or from a local file (``name @ file://...``), which
+    no constraints file pins. Plain ``pip freeze`` leaves out pip, setuptools and wheel:
+    tools of the venv, not of the project.
     """
     out = subprocess.run(
         [python, "-m", "pip", "freeze", "--exclude-editable", "--disable-pip-version-check"],
         check=True, capture_output=True, text=True,
     ).stdout
-    return out.splitlines()
+    return [line for line in out.splitlines() if " @ " not in line]
 
 
 def main(argv: list[str] | None = None) -> int:
