@@ -59,13 +59,16 @@ mkdir "$work/sdist" && tar -xzf "$sdist" -C "$work/sdist" --strip-components=1
 missing=$(cd "$work/sdist" && for f in tests/conftest.py tests/data benchmarks docs README.md; do
     [ -e "$f" ] || echo "$f"; done)
 [ -z "$missing" ] || { echo "ERROR: the sdist lacks: $missing" >&2; exit 1; }
+# No source package next to the tests: `python -m pytest` puts the folder on sys.path
+# (tests import each other as `tests.X`), and only the wheel's packages are there to import.
 rm -rf "$work/sdist/pasur_env" "$work/sdist/agents" "$work/sdist/train"
 (
     cd "$work/sdist"
-    collected=$("$work/venv/bin/pytest" -p no:cacheprovider --collect-only -q tests | tail -1)
-    say "the sdist's tests collect: $collected"
-    "$work/venv/bin/pytest" -p no:cacheprovider -W ignore -n 2 -rs "${sdist_tests[@]}" \
-        | tail -5
+    "$work/venv/bin/python" -m pytest -p no:cacheprovider -W ignore --collect-only -q tests \
+        >"$work/collect.log" 2>&1 || { cat "$work/collect.log"; exit 1; }
+    say "the sdist's tests collect: $(grep -E 'collected' "$work/collect.log" | tail -1)"
+    "$work/venv/bin/python" -m pytest -p no:cacheprovider -W ignore -n 2 -rs "${sdist_tests[@]}" \
+        | tail -3
 )
 say "the sdist's tests ran: ${sdist_tests[*]}"
 

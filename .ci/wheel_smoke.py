@@ -5,8 +5,8 @@ runs it there with the python of a fresh venv that holds the built wheel. It fir
 that ``pasur_env``, ``agents`` and ``train`` come from that venv's site-packages and that
 no folder of the repository is on ``sys.path``, then runs what the README promises:
 
-- ``core``: the README's python quick starts, both PettingZoo ``api_test``s and
-  ``pasur eval greedy random`` (a core install: no extras);
+- ``core``: ``pasur doctor``, the README's python quick starts, both PettingZoo
+  ``api_test``s and ``pasur eval greedy random`` (a core install: no extras);
 - ``full`` (the ``train`` and ``web`` extras) adds ``pasur serve`` answering ``GET /`` and
   a tiny training run of the main pipeline (``python -m train.net --config tiny``).
 
@@ -112,6 +112,20 @@ def run_cli(args: list[str], timeout: float) -> str:
     return lines[-1].strip() if lines else "(no output)"
 
 
+def doctor() -> str:
+    """``pasur doctor`` runs, finds the three packages in site-packages, and warns of nothing."""
+    r = subprocess.run([script("pasur"), "doctor"], capture_output=True, text=True, timeout=300)
+    out = r.stdout + r.stderr
+    if r.returncode != 0 or "warn" in out.lower():
+        raise AssertionError(f"pasur doctor exited {r.returncode}:\n{out}")
+    site = str(Path(sysconfig.get_paths()["purelib"]).resolve())
+    for pkg in ("pasur_env", "agents", "train"):
+        line = next((ln for ln in out.splitlines() if ln.startswith(f"{pkg} imported from")), "")
+        if site not in line:
+            raise AssertionError(f"pasur doctor: {line or pkg + ' not reported'} (not {site})")
+    return next((ln for ln in out.splitlines() if ln.startswith("kernel cache")), "")
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:
@@ -171,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     log(f"python {sys.version.split()[0]} at {sys.executable}, {args.kind} install")
     check("imported from site-packages, repository not on sys.path",
           lambda: installed_not_repo(args.repo))
+    check("pasur doctor", doctor)
     check("README quick starts", lambda: run_readme(args.readme))
     check("PettingZoo api_test, both games", api_tests)
     check("pasur eval greedy random --rounds 20",
