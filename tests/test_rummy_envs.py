@@ -96,6 +96,7 @@ def test_aec_rejects_bad_options():
 
 
 def test_gymnasium_and_sb3_checkers():
+    pytest.importorskip("stable_baselines3", reason="the train extra")
     from gymnasium.utils.env_checker import check_env as gym_check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
@@ -141,6 +142,7 @@ def test_single_agent_illegal_action_raises_or_is_replaced():
 
 
 def test_vector_env_matches_the_single_env_and_restarts_games():
+    pytest.importorskip("stable_baselines3", reason="the train extra")
     from pasur_env.rummy.vector_env import PersianRummyVecEnv
 
     vec = PersianRummyVecEnv(4, seed=10)
