@@ -220,11 +220,7 @@ class PasurTable(TableGame):
     def over(self) -> bool:
         return bool(self.engine.phase[0] == K.DONE)
 
-    @property
-    def paused(self) -> bool:
-        return self.sheet is not None and not self.over
-
-    def _to_move(self) -> int:
+    def _mover(self) -> int:
         return int(self.engine.current_player[0])
 
     # ---- moving ------------------------------------------------------------------------------
@@ -297,23 +293,9 @@ class PasurTable(TableGame):
             actions.append(a)
         return actions
 
-    def advance(self) -> None:
-        """Let the agents move until it is the person's turn, a round ends, or the game does."""
-        while not self.over and not self.paused and self._to_move() != self.human:
-            self._agent_turn(self._to_move())
-
-    def resume(self) -> None:
-        """Leave a round's score sheet: the next round goes on."""
-        if self.over:
-            raise ValueError("the game is over")
-        if self.sheet is None:
-            raise ValueError("no round is waiting to be closed")
-        self.sheet = None
-        self.advance()
-
     def options(self) -> dict[int, list[tuple[int, ...]]]:
         """The person's legal cards, each with its capture options (empty: laid)."""
-        if self.over or self.paused or self._to_move() != self.human:
+        if self.over or self.paused or self._mover() != self.human:
             return {}
         out: dict[int, list[tuple[int, ...]]] = {}
         for card, taken in move_options(self.engine, 0):
@@ -333,8 +315,8 @@ class PasurTable(TableGame):
             raise ValueError("the game is over")
         if self.paused:
             raise ValueError("the round is over: continue to the next round first")
-        if self._to_move() != self.human:
-            raise ValueError(f"it is player_{self._to_move()}'s turn, not yours")
+        if self._mover() != self.human:
+            raise ValueError(f"it is player_{self._mover()}'s turn, not yours")
         c = parse_card(card)
         opts = self.options()
         if c not in opts:
@@ -461,7 +443,7 @@ class PasurTable(TableGame):
             })  # fmt: skip
         return {
             "game": self.game, "players": P, "seat": self.human,
-            "to_move": None if self.over else self._to_move(),
+            "to_move": None if self.over else self._mover(),
             "phase": "over" if self.over else "round_over" if self.paused else "play",
             "round": int(st[K.ROUND]) + 1, "deal": int(st[K.DEAL]) + 1,
             "stock": 52 - int(st[K.STOCK_POS]), "dealer": int(st[K.DEALER]),

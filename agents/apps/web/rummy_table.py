@@ -176,10 +176,6 @@ class RummyTable(TableGame):
         """Deals in this game (one for ``episode="round"``)."""
         return self.rules.deals if self.engine.episode == "game" else 1
 
-    @property
-    def paused(self) -> bool:
-        return self.sheet is not None and not self.over
-
     def _mover(self) -> int:
         return self.engine.mover(0)
 
@@ -310,20 +306,6 @@ class RummyTable(TableGame):
             except Exception as e:  # noqa: BLE001 - any agent failure is reported as such
                 raise AgentError(seat, self.names[seat], e) from e
             self._step(a)
-
-    def advance(self) -> None:
-        """Let the agents play until it is the person's turn, a round ends, or the game does."""
-        while not self.over and not self.paused and self._mover() != self.human:
-            self._agent_turn(self._mover())
-
-    def resume(self) -> None:
-        """Leave a round's score sheet: the next round goes on."""
-        if self.over:
-            raise ValueError("the game is over")
-        if self.sheet is None:
-            raise ValueError("no round is waiting to be closed")
-        self.sheet = None
-        self.advance()
 
     def play(self, body: dict[str, Any]) -> None:
         """The person's move: ``{"action": "PICK 5S"}`` (or an action id); the agents then

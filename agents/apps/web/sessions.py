@@ -139,6 +139,10 @@ class TableGame(ABC):
     lock: threading.Lock
     last_used: float
     record: Any
+    #: the person's seat
+    human: int
+    #: the round's summary while it waits to be closed (None otherwise)
+    sheet: Any = None
     version: int = 1
 
     @classmethod
@@ -167,8 +171,31 @@ class TableGame(ABC):
         is the person's turn again."""
 
     @abstractmethod
+    def _mover(self) -> int:
+        """The seat to move."""
+
+    @abstractmethod
+    def _agent_turn(self, seat: int) -> None:
+        """Let the agent at ``seat`` play its whole turn (raises :class:`AgentError`)."""
+
+    @property
+    def paused(self) -> bool:
+        """Whether a round's summary waits to be closed (:meth:`resume`)."""
+        return self.sheet is not None and not self.over
+
+    def advance(self) -> None:
+        """Let the agents move until it is the person's turn, a round ends, or the game does."""
+        while not self.over and not self.paused and self._mover() != self.human:
+            self._agent_turn(self._mover())
+
     def resume(self) -> None:
-        """Close a round's summary: the next round goes on."""
+        """Leave a round's summary: the next round goes on."""
+        if self.over:
+            raise ValueError("the game is over")
+        if self.sheet is None:
+            raise ValueError("no round is waiting to be closed")
+        self.sheet = None
+        self.advance()
 
     @abstractmethod
     def hint(self) -> dict[str, Any]:
