@@ -311,12 +311,7 @@ class PasurTable(TableGame):
         self._play(move.card, move.take)
 
     def _play(self, card: str, take: list[str]) -> None:
-        if self.over:
-            raise ValueError("the game is over")
-        if self.paused:
-            raise ValueError("the round is over: continue to the next round first")
-        if self._mover() != self.human:
-            raise ValueError(f"it is player_{self._mover()}'s turn, not yours")
+        self.check_my_turn()
         c = parse_card(card)
         opts = self.options()
         if c not in opts:

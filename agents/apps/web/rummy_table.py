@@ -311,12 +311,7 @@ class RummyTable(TableGame):
         """The person's move: ``{"action": "PICK 5S"}`` (or an action id); the agents then
         play until it is the person's turn again."""
         a = self._parse_move(body)
-        if self.over:
-            raise ValueError("the game is over")
-        if self.paused:
-            raise ValueError("the round is over: continue to the next round first")
-        if self._mover() != self.human:
-            raise ValueError(f"it is player_{self._mover()}'s turn, not yours")
+        self.check_my_turn()
         if a not in self.engine.legal_actions(0):
             raise ValueError(f"field 'action': {action_str(a)} is refused: {self._why_not(a)}")
         self._step(a)

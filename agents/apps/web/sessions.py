@@ -183,6 +183,15 @@ class TableGame(ABC):
         """Whether a round's summary waits to be closed (:meth:`resume`)."""
         return self.sheet is not None and not self.over
 
+    def check_my_turn(self) -> None:
+        """Raise ``ValueError`` saying why the person cannot move now (if so)."""
+        if self.over:
+            raise ValueError("the game is over")
+        if self.paused:
+            raise ValueError("the round is over: continue to the next round first")
+        if self._mover() != self.human:
+            raise ValueError(f"it is player_{self._mover()}'s turn, not yours")
+
     def advance(self) -> None:
         """Let the agents move until it is the person's turn, a round ends, or the game does."""
         while not self.over and not self.paused and self._mover() != self.human:
