@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -94,6 +95,23 @@ def test_records_replay_and_refuse_tampering() -> None:
         replay({**data, "format": "other"})
     with pytest.raises(ValueError, match="rules"):
         replay({**data, "rules": {"num_players": 7}})
+    res = data["result"]
+    for field, forged in (("winner_side", 1 - res["winner_side"]), ("rounds", rounds + 1)):
+        with pytest.raises(ValueError, match=f"result.{field}"):
+            replay({**data, "result": {**res, field: forged}})
+
+
+def test_a_rummy_record_with_a_forged_winner_or_round_count_is_refused(tmp_path) -> None:
+    from agents.evaluation.match import evaluate
+    from pasur_env.rummy.record import replay as rummy_replay
+
+    evaluate("greedy", "random", rounds=4, seed=2, progress=False, save_games=tmp_path,
+             game="persian_rummy")
+    data = json.loads(next(tmp_path.glob("*.jsonl")).read_text().splitlines()[0])
+    res = rummy_replay(data).record.result
+    for field, forged in (("winner_side", 1 - res["winner_side"]), ("rounds", 99)):
+        with pytest.raises(ValueError, match=f"result.{field}"):
+            rummy_replay({**data, "result": {**res, field: forged}})
 
 
 def test_a_given_deck_is_recorded_and_replayed() -> None:

@@ -31,6 +31,7 @@ __all__ = [
     "records_file",
     "replay_actions",
     "check_scores",
+    "check_result",
     "BatchRecorder",
 ]
 
@@ -165,6 +166,21 @@ def check_scores(result: dict[str, Any], scores: list[int]) -> None:
     if result.get("scores") != scores:
         raise ValueError(f"the record's scores {result.get('scores')} differ from the "
                          f"replay's {scores}")
+
+
+def check_result(result: dict[str, Any], infos: list[Any], scores: list[int]) -> None:
+    """``ValueError`` unless every field of the record's result is the replay's: the final
+    ``scores``, the ``winner_side`` and the ``rounds`` played (the last two where the
+    record holds them: records written before they were checked may lack them)."""
+    check_scores(result, scores)
+    rounds = sum(int(info.round_end[0]) for info in infos)
+    if "rounds" in result and result["rounds"] != rounds:
+        raise ValueError(f"the record's result.rounds {result['rounds']!r} differs from the "
+                         f"replay's {rounds} rounds")
+    winner = int(infos[-1].winner[0]) if infos else -1
+    if "winner_side" in result and result["winner_side"] != winner:
+        raise ValueError(f"the record's result.winner_side {result['winner_side']!r} differs "
+                         f"from the replay's winner, side {winner}")
 
 
 class GameRecordLike(Protocol):

@@ -4,7 +4,7 @@ A record (format ``pasur-record/1``) holds everything that fixes a game: the rul
 the episode kind (``game`` or ``round``), the first dealer, the game's random stream
 when it began (every shuffle and every buried jack is drawn from it, as the engine
 draws them), the first deck when one was given, and every action in order. It also
-holds, as checks, the first deal as it came out and the result; the names of the
+holds, as checks, the first deal as it came out and the result (scores, winning side, rounds); the names of the
 players are informational.
 
 :func:`replay` plays a record on a one-game engine and returns every position; it
@@ -149,7 +149,7 @@ def replay(record: GameRecord | dict[str, Any]) -> Replay:
     states, infos = core_record.replay_actions(eng, rec.actions, action_str, rec.result is not None)
     if rec.result is not None:
         sides = [eng.rules.side_of(s) for s in range(eng.num_players)]
-        core_record.check_scores(rec.result, [int(infos[-1].scores[0, s]) for s in sides])
+        core_record.check_result(rec.result, infos, [int(infos[-1].scores[0, s]) for s in sides])
     return Replay(rec, states, infos, eng)
 
 

@@ -5,7 +5,7 @@ holds everything that fixes a game: the rule flags, the episode kind (``game`` o
 ``round``), the first dealer, the first deal's card order (``deck``, top first), the
 game's random stream right after that deal (later deals of a game are shuffled from
 it) and every action in order. As checks it holds the hands of the first deal and
-the result (team scores); the names of the players are informational.
+the result (team scores, winning team, rounds); the names of the players are informational.
 
 :func:`replay` plays a record on a one-game engine, checking every action, the first
 deal and the result, and raises ``ValueError`` naming the first thing that fails.
@@ -138,7 +138,7 @@ def replay(record: RummyGameRecord | dict[str, Any]) -> RummyReplay:
     claims = rec.result is not None
     states, infos = core_record.replay_actions(eng, rec.actions, action_str, claims)
     if rec.result is not None:
-        core_record.check_scores(rec.result, [int(x) for x in infos[-1].scores[0]])
+        core_record.check_result(rec.result, infos, [int(x) for x in infos[-1].scores[0]])
     return RummyReplay(rec, states, infos, eng)
 
 

@@ -6,7 +6,7 @@ checked, and positions drawn a page at a time.
 field's type and range, so a malformed one is a :class:`~agents.apps.web.sessions.FieldError`
 naming it, never a server error), applies the server's :class:`~agents.apps.web.limits.Limits`
 (actions, rounds, name length), replays it on its game's engine (every action checked,
-:func:`pasur_env.core.record.game_of` picks the game) and checks every field of its
+:func:`pasur_env.core.record.game_of` picks the game; its ``replay`` checks every field of its
 ``result`` against the replay: scores, winner side, rounds. :func:`pasur_frames` draws
 the positions ``start .. start + count - 1`` of a Pasur replay, so a long record never
 makes a huge answer.
@@ -96,19 +96,6 @@ def _check_limits(rec: RecordSchema, limits: Limits) -> None:
                              f"names have at most {limits.max_name_chars}")
 
 
-def _check_result(result: dict[str, Any], infos: list[Any]) -> None:
-    """Every field of a record's result against the replay (its scores are checked by
-    the game's own ``replay``): the winner side and the number of rounds."""
-    rounds = sum(int(info.round_end[0]) for info in infos)
-    if result["rounds"] != rounds:
-        raise FieldError("record.result.rounds", f"is {result['rounds']} but the replay "
-                         f"plays {rounds} rounds")
-    winner = int(infos[-1].winner[0])
-    if result["winner_side"] != winner:
-        raise FieldError("record.result.winner_side", f"is {result['winner_side']} but the "
-                         f"replay's winner is side {winner}")
-
-
 def check_record(data: Any, limits: Limits) -> tuple[str, Any]:
     """``(game, replay)`` of a record sent to the server, checked (module docstring);
     :class:`FieldError` names a malformed field, ``ValueError`` a record that does not
@@ -123,8 +110,6 @@ def check_record(data: Any, limits: Limits) -> tuple[str, Any]:
     if players is not None and len(players) != rep.engine.num_players:
         raise FieldError("record.players", f"names {len(players)} players; the record's "
                          f"game has {rep.engine.num_players}")
-    if rep.record.result is not None:
-        _check_result(rep.record.result, rep.infos)
     return game, rep
 
 
