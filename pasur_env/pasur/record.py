@@ -4,8 +4,8 @@ A record (format ``pasur-record/1``) holds everything that fixes a game: the rul
 the episode kind (``game`` or ``round``), the first dealer, the game's random stream
 when it began (every shuffle and every buried jack is drawn from it, as the engine
 draws them), the first deck when one was given, and every action in order. It also
-holds, as checks, the first deal as it came out and the result (scores, winning side, rounds); the names of the
-players are informational.
+holds, as checks, the first deal as it came out and the result (scores, winning side,
+rounds); the names of the players are informational.
 
 :func:`replay` plays a record on a one-game engine and returns every position; it
 raises ``ValueError`` naming the first thing that does not hold: a malformed field, an
