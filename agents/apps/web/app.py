@@ -33,7 +33,6 @@ and each game's lock keeps its own requests in order.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from agents.apps.web.limits import BodyLimit, Limits, SecurityHeaders, allowed_hosts
 from agents.apps.web.pasur_table import PasurTable, hint_agent_name
 from agents.apps.web.records import check_record, page_bounds, pasur_frames
+from agents.apps.web.rummy_table import RummyTable, rummy_frames
 from agents.apps.web.sessions import (
     AgentError,
     FieldError,
@@ -65,16 +65,11 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: the rule flags the start form offers (the others keep their preset's value)
 FORM_FLAGS = ("target_score", "sur_points", "sur_cancel", "jack_sur", "initial_jacks",
               "clubs_points", "clubs_rule", "open_hand")
-#: the table class of each game the server offers (Persian Rummy's where it is installed)
-TABLES: dict[str, type[TableGame]] = {"pasur": PasurTable}
-#: where a game's table class lives, and the function drawing its replay frames
-_TABLE_MODULES = {"persian_rummy": ("agents.apps.web.rummy_table", "RummyTable",
-                                    "rummy_replay_frames")}
-for _game, (_mod, _cls, _) in _TABLE_MODULES.items():
-    try:
-        TABLES[_game] = getattr(importlib.import_module(_mod), _cls)
-    except (ImportError, AttributeError):  # not on this branch: only Pasur is served
-        pass
+#: the table class of each game the server offers
+TABLES: dict[str, type[TableGame]] = {"pasur": PasurTable, "persian_rummy": RummyTable}
+#: each game's drawing of a page of replay positions, ``(replay, positions) -> frames``
+FRAMES: dict[str, Callable[[Any, range], list[dict[str, Any]]]] = {
+    "pasur": pasur_frames, "persian_rummy": rummy_frames}
 
 
 def _guard(fn: Callable[[], Any]) -> Any:
@@ -126,18 +121,10 @@ def _view(game: TableGame) -> dict[str, Any]:
 
 def _replay_page(body: Any, start: int, count: int | None, limits: Limits) -> dict[str, Any]:
     """A page of a record's positions (``start``, up to ``count``), checked first."""
-    game, rep = check_record(body, limits)
+    game, rep = check_record(body, limits)  # replayed once, checked
     positions = page_bounds(start, count, len(rep.states), limits)
-    if game != "pasur":
-        mod, _, fn = _TABLE_MODULES[game]
-        try:
-            frames_of = getattr(importlib.import_module(mod), fn)
-        except (ImportError, AttributeError):
-            raise ValueError(f"this server does not draw {game_info(game).title} "
-                             "replays") from None
-        return {"game": game, **frames_of(body, positions.start, len(positions))}
     return {"game": game, "start": positions.start, "total": len(rep.states),
-            "frames": pasur_frames(rep, positions), "result": rep.record.result,
+            "frames": FRAMES[game](rep, positions), "result": rep.record.result,
             "players": rep.record.players}
 
 

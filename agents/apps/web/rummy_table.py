@@ -44,7 +44,7 @@ from pasur_env.rummy.engine import RummyEngine, RummyStepInfo
 from pasur_env.rummy.record import RummyGameRecord, replay
 from pasur_env.rummy.rules import RummyRules, make_rummy_rules
 
-__all__ = ["RummyTable", "rummy_replay_frames", "HINT_AGENTS"]
+__all__ = ["RummyTable", "rummy_frames", "rummy_replay_frames", "HINT_AGENTS"]
 
 GAME = "persian_rummy"
 #: the agents asked for hints, strongest first (the first one registered is used)
@@ -488,6 +488,20 @@ class RummyTable(TableGame):
         }  # fmt: skip
 
 
+def rummy_frames(rep: Any, positions: range) -> list[dict[str, Any]]:
+    """The Persian Rummy positions ``positions`` of a replay, every hand shown, as SVG,
+    each with the action that led to it."""
+    names = rep.record.players or [f"player_{s}" for s in range(4)]
+    frames = []
+    for k in positions:
+        caption = "start" if k == 0 else (
+            f"move {k}: player_{int(rep.infos[k - 1].actor[0])} "
+            f"({names[int(rep.infos[k - 1].actor[0])]}) {action_str(rep.record.actions[k - 1])}")
+        scene = rummy_table_scene(rep.position(k), 0, viewer=None)
+        frames.append({"index": k, "caption": caption, "svg": to_svg(scene)})
+    return frames
+
+
 def rummy_replay_frames(record: dict[str, Any], start: int = 0,
                         count: int | None = None) -> dict[str, Any]:
     """Positions ``start`` .. ``start + count - 1`` of a Persian Rummy record (checked by
@@ -498,12 +512,6 @@ def rummy_replay_frames(record: dict[str, Any], start: int = 0,
     start = check_int(start, "start", 0, max(total - 1, 0))
     count = total - start if count is None else check_int(count, "count", 1)
     names = rep.record.players or [f"player_{s}" for s in range(4)]
-    frames = []
-    for k in range(start, min(total, start + count)):
-        caption = "start" if k == 0 else (
-            f"move {k}: player_{int(rep.infos[k - 1].actor[0])} "
-            f"({names[int(rep.infos[k - 1].actor[0])]}) {action_str(rep.record.actions[k - 1])}")
-        scene = rummy_table_scene(rep.position(k), 0, viewer=None)
-        frames.append({"index": k, "caption": caption, "svg": to_svg(scene)})
-    return {"game": GAME, "start": start, "total": total, "frames": frames,
+    return {"game": GAME, "start": start, "total": total,
+            "frames": rummy_frames(rep, range(start, min(total, start + count))),
             "result": rep.record.result, "players": names}
