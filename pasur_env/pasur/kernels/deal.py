@@ -62,29 +62,50 @@ def deal_hands(st: np.ndarray, b: int, num_players: int) -> None:
     st[b, STOCK_POS] = pos
 
 
+#: verdicts of :func:`table_check` on a first table (§3)
+TABLE_OK, TABLE_REDEAL, TABLE_BURY = 0, 1, 2
+
+
 @njit(cache=True)
-def _needs_redeal(table: int, bury: bool) -> bool:
-    """The redeal condition of the initial-table check (§3)."""
+def table_check(table: int, bury: bool) -> int:
+    """The initial-table check (§3) of a first table: :data:`TABLE_REDEAL` (reshuffle and
+    deal again), :data:`TABLE_BURY` (bury its lone jack) or :data:`TABLE_OK`."""
     jacks = popcount(table & JACK_BITS)
     if not bury:
-        return jacks > 0
-    return jacks >= 2 or popcount(table & QUEEN_BITS) >= 3 or popcount(table & KING_BITS) >= 3
+        return TABLE_REDEAL if jacks > 0 else TABLE_OK
+    if jacks >= 2 or popcount(table & QUEEN_BITS) >= 3 or popcount(table & KING_BITS) >= 3:
+        return TABLE_REDEAL
+    return TABLE_BURY if jacks else TABLE_OK
 
 
 @njit(cache=True)
-def _bury_jack(st: np.ndarray, b: int, table: int, pos: int) -> int:
-    """The top stock card takes the lone jack's place; the jack goes into the stock at a
-    uniformly random one of its positions. Returns the new table."""
+def bury_jack_at(st: np.ndarray, b: int, table: int, pos: int, k: int) -> int:
+    """The top stock card takes the lone jack's place; the jack goes into the stock at
+    position ``k`` (0 = on top; the stock without the top card has ``51 - pos`` cards, so
+    ``0 <= k <= 51 - pos``). Returns the new table. The engine draws ``k`` uniformly;
+    the OpenSpiel game makes it a chance node."""
     jack = lowest(table & JACK_BITS)
     top = st[b, DECK + pos]
     table = (table & ~(1 << jack)) | (1 << top)
     for i in range(pos - 4, pos):  # keep DECK a permutation: top takes the slot
         if st[b, DECK + i] == jack:
             st[b, DECK + i] = top
-    k = random_below(st, b, 52 - pos)  # stock without top has 51 - pos cards
     for i in range(k):
         st[b, DECK + pos + i] = st[b, DECK + pos + 1 + i]
     st[b, DECK + pos + k] = jack
+    return table
+
+
+@njit(cache=True)
+def first_table(st: np.ndarray, b: int, num_players: int) -> int:
+    """Deal the hands and the four table cards from DECK; the table as a mask (STOCK_POS
+    is left after the hands)."""
+    st[b, STOCK_POS] = 0
+    deal_hands(st, b, num_players)
+    pos = st[b, STOCK_POS]
+    table = 0
+    for j in range(4):
+        table |= 1 << st[b, DECK + pos + j]
     return table
 
 
@@ -94,18 +115,14 @@ def first_deal(st: np.ndarray, b: int, params: np.ndarray) -> None:
     num_players = params[P_PLAYERS]
     bury = params[P_INITIAL_JACKS] == 0
     while True:
-        st[b, STOCK_POS] = 0
-        deal_hands(st, b, num_players)
-        pos = st[b, STOCK_POS]
-        table = 0
-        for j in range(4):
-            table |= 1 << st[b, DECK + pos + j]
-        pos += 4
-        redeal = _needs_redeal(table, bury)
-        while not redeal and bury and (table & JACK_BITS):
-            table = _bury_jack(st, b, table, pos)
-            redeal = _needs_redeal(table, bury)
-        if redeal:
+        table = first_table(st, b, num_players)
+        pos = st[b, STOCK_POS] + 4
+        verdict = table_check(table, bury)
+        while verdict == TABLE_BURY:
+            k = random_below(st, b, 52 - pos)  # 52 - pos places in the stock
+            table = bury_jack_at(st, b, table, pos, k)
+            verdict = table_check(table, bury)
+        if verdict == TABLE_REDEAL:
             shuffle(st, b)
             continue
         st[b, TABLE] = table
