@@ -1,0 +1,179 @@
+"""Pasur as an OpenSpiel game, ``python_pasur``: the Pasur part of the adapter of
+:mod:`pasur_env.core.openspiel_game` (registered on import; ``import pasur_env.openspiel``).
+
+Parameters: ``players`` (2, 3 or 4), ``preset`` (``""`` = none, ``"classic"``,
+``"cfr_paper"``) and every rule flag of :class:`pasur_env.pasur.rules.Rules` (a flag
+given explicitly overrides the preset). One round is one episode, paid by the round
+point difference (the ``diff`` reward mode: zero-sum).
+
+The chance nodes of a round, each uniform over its outcomes:
+
+1. the four cards of the first table, card by card (outcome = card id, over the cards
+   not dealt yet);
+2. the initial-table check of the kernel (:func:`~pasur_env.pasur.kernels.deal.table_check`):
+   a redeal (``initial_jacks="redeal"`` and a jack, or two jacks, three queens or three
+   kings) starts the deal again at step 1; with ``"bury"`` a lone jack is buried: the
+   top stock card (a card chance node unless a jack buried before lies there) replaces
+   it, and the jack's position in the stock is a chance node of its own
+   (``51 - 4P + 1`` positions), resolved by the kernel's
+   :func:`~pasur_env.pasur.kernels.deal.bury_jack_at`;
+3. the hands, card by card, in dealing order;
+4. each later deal of the round, card by card, when the engine deals it.
+
+A reshuffle leaves the hands and table of the deal it discards out of everything the
+players observe: they do not affect the game that follows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pasur_env.core.bits import lowest
+from pasur_env.core.openspiel_game import (
+    CARD,
+    EngineGame,
+    EngineState,
+    GameSpec,
+    pyspiel,
+    register_game,
+)
+from pasur_env.pasur import kernels as K
+from pasur_env.pasur.cards import JACK_BITS, card_code
+from pasur_env.pasur.engine import Engine
+from pasur_env.pasur.kernels.deal import (
+    TABLE_BURY,
+    TABLE_REDEAL,
+    bury_jack_at,
+    deal_hands,
+    table_check,
+)
+from pasur_env.pasur.moves import determinize
+from pasur_env.pasur.rules import RULE_FLAGS, Rules, make_rules
+
+__all__ = ["PasurSpec", "PasurGame", "SHORT_NAME"]
+
+SHORT_NAME = "python_pasur"
+#: the kind of the chance node placing a buried jack in the stock (argument: places)
+BURY = "bury"
+#: player actions in a round: 48 plays and at most one TAKE per card captured
+MAX_PLAYER_ACTIONS = 48 + 52
+#: chance nodes allowed for reshuffles (each redraws 4 table cards): a bound that a
+#: round exceeds with probability far below 1e-30
+MAX_RESHUFFLES = 60
+
+_DEFAULT_RULES = Rules()
+
+
+class PasurSpec(GameSpec):
+    """Pasur's engine, deck and deals for the adapter (module docstring)."""
+
+    short_name = SHORT_NAME
+    long_name = "Pasur (pasur_env)"
+    defaults: dict[str, Any] = {
+        "players": 2,
+        "preset": "",
+        **{f: getattr(_DEFAULT_RULES, f) for f in RULE_FLAGS if f != "num_players"},
+    }
+    deck_column = K.DECK
+    max_player_actions = MAX_PLAYER_ACTIONS
+    stock_column = K.STOCK_POS
+    num_cards = 52
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        given = dict(params)
+        flags = {k: v for k, v in given.items() if k not in ("players", "preset")}
+        flags["num_players"] = int(given.get("players", 2))
+        preset = given.get("preset") or None
+        self.rules: Rules = make_rules(preset, **flags)
+        super().__init__(params)
+
+    def new_engine(self) -> Engine:
+        return Engine(1, seed=0, rules=self.rules, episode="round", auto_reset=False)
+
+    def side_of(self, seat: int) -> int:
+        return self.rules.side_of(seat)
+
+    def game_info(self) -> pyspiel.GameInfo:
+        bound = float(20 + 48 * self.rules.sur_points)  # card points + clubs + surs
+        return pyspiel.GameInfo(
+            num_distinct_actions=K.NUM_ACTIONS,
+            max_chance_outcomes=52,
+            num_players=self.rules.num_players,
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=0.0,
+            max_game_length=MAX_PLAYER_ACTIONS + 52 + 8 + 4 * MAX_RESHUFFLES,
+        )
+
+    # ---- the deal -------------------------------------------------------------------------
+    def _table_slots(self) -> range:
+        pos = 4 * self.num_players
+        return range(pos, pos + 4)
+
+    def begin(self, state: EngineState) -> None:
+        state.revealed = 0
+        state.stage = "table"
+        state.queue_slots(self._table_slots())
+
+    def _table(self, state: EngineState) -> int:
+        return sum(1 << int(state.deck[i]) for i in self._table_slots())
+
+    def chance_done(self, state: EngineState) -> None:
+        if state.stage == "table":
+            self._check_table(state)
+        elif state.stage == "hands":
+            state.engine.reset(deck=state.deck.tolist())
+            state.dealt, state.stage = True, "play"
+        elif state.stage == "deal":
+            st = state.engine.state
+            st[0, K.STOCK_POS] = state.deal_start
+            deal_hands(st, 0, self.num_players)  # the dealt hands, now with fixed cards
+            state.stage = "play"
+
+    def _check_table(self, state: EngineState) -> None:
+        """The kernel's initial-table check on the table drawn so far (module doc)."""
+        table = self._table(state)
+        verdict = table_check(table, self.rules.initial_jacks == "bury")
+        if verdict == TABLE_REDEAL:
+            state.public_events.append("reshuffle")
+            self.begin(state)
+        elif verdict == TABLE_BURY:
+            top = self._table_slots().stop
+            state.queue_slots(range(top, top + 1))
+            state.queue.append((BURY, 52 - top))
+        else:
+            state.stage = "hands"
+            state.queue_slots(range(4 * self.num_players))
+
+    def apply_chance(self, state: EngineState, kind: str, arg: int, outcome: int) -> None:
+        if kind != BURY:
+            super().apply_chance(state, kind, arg, outcome)
+        table = self._table(state)
+        state.public_events.append(f"bury {card_code(lowest(table & JACK_BITS))}")
+        bury_jack_at(state.engine.state, 0, table, self._table_slots().stop, outcome)
+
+    def chance_string(self, kind: str, arg: int, outcome: int) -> str:
+        if kind == CARD:
+            return f"deal {card_code(outcome)} (deck slot {arg})"
+        return f"bury the jack at stock place {outcome} of {arg}"
+
+    def after_step(self, state: EngineState, old_row: np.ndarray) -> None:
+        row = state.engine.state[0]
+        if row[K.DEAL] != old_row[K.DEAL] and row[K.PHASE] != K.DONE:
+            state.deal_start = int(old_row[K.STOCK_POS])
+            state.stage = "deal"
+            state.queue_slots(range(state.deal_start, state.deal_start + 4 * self.num_players))
+            if not state.queue:
+                self.chance_done(state)
+
+    def determinize(self, state: EngineState, player: int, seed: int) -> np.ndarray:
+        return determinize(state.engine, 0, 1, seat=player, seed=seed).state[0]
+
+
+class PasurGame(EngineGame):
+    """``pyspiel.load_game("python_pasur", {"players": 3})``."""
+
+
+register_game(PasurGame, PasurSpec, max_players=4, min_players=2)
