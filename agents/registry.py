@@ -11,7 +11,9 @@ on the spec string and a factory that receives the spec. Built in:
   alone or guiding search); loaders for saved SB3 models (``*.zip``), saved networks
   (``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv);
 * Persian Rummy: ``random``, ``greedy``, ``rollout``; the loader for saved SB3 models
-  (``*.zip``, written by ``train.rummy_ppo``).
+  (``*.zip``, written by ``train.rummy_ppo``);
+* both games: ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's Python search
+  bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 
 ::
 
@@ -148,14 +150,17 @@ def parse_value(text: str) -> Any:
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``"ismcts:budget=200,rollouts=4"`` into ``("ismcts", {"budget": 200, ...})``.
+    """Split ``"ismcts:budget=200,rollouts=4"`` into ``("ismcts", {"budget": 200, ...})``
+    (and ``"openspiel:ismcts:max_time=0.5"`` into ``("openspiel:ismcts", {...})``).
 
     Values go through :func:`parse_value`. A spec without ``:key=value`` options (a
     name or a path) is returned unchanged.
     """
-    name, sep, rest = spec.partition(":")
-    if not sep or "=" not in rest:
+    head, eq, _ = spec.partition("=")
+    if not eq or ":" not in head:
         return spec.strip(), {}
+    # the options follow the last ":" before the first "=": names may hold ":" too
+    name, rest = spec[: head.rindex(":")], spec[head.rindex(":") + 1:]
     kwargs: dict[str, Any] = {}
     for item in rest.split(","):
         if not item.strip():
@@ -301,3 +306,20 @@ def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
 
 
 register_loader(lambda spec: spec.lower().startswith("rllib:"), _load_rllib)
+
+
+def _openspiel(bot: str) -> Factory:
+    def factory(seed: int | None = None, **kwargs: Any) -> Policy:
+        """OpenSpiel's Python search bot ``bot`` (``agents.learned.openspiel_bot``; needs
+        the ``openspiel`` extra)."""
+        from agents.learned.openspiel_bot import OpenSpielBotAgent
+
+        return OpenSpielBotAgent(bot, seed=seed, **kwargs)
+
+    factory.__name__ = f"make_openspiel_{bot}"
+    return factory
+
+
+for _game_id in GAME_IDS:
+    for _bot in ("mcts", "ismcts"):
+        register(f"openspiel:{_bot}", _openspiel(_bot), game=_game_id)

@@ -76,6 +76,7 @@ class GameSpec(abc.ABC):
     defaults: dict[str, Any]
     #: deck columns of the engine's state row and the number of cards
     deck_column: int
+    stock_column: int
     num_cards: int
     #: a bound on the player actions of an episode (the history part of the tensors)
     max_player_actions: int
@@ -131,13 +132,21 @@ class GameSpec(abc.ABC):
     def determinize(self, state: EngineState, player: int, seed: int) -> np.ndarray:
         """An engine state row in which the cards ``player`` cannot see are re-dealt."""
 
-    def hidden_after_resample(self, state: EngineState, row: np.ndarray) -> int:
-        """The cards a resampled state leaves unfixed (default: the stock's)."""
-        stock = row[self.deck_column + int(row[self.stock_column]):
-                    self.deck_column + self.num_cards]
-        return sum(1 << int(c) for c in stock)
+    def resampled(self, state: EngineState, player: int, seed: int) -> tuple[np.ndarray, int]:
+        """:meth:`determinize`'s row with its deck a permutation again, and the cards
+        left unfixed (the stock's).
 
-    stock_column: int
+        A determinization moves cards between hands and the stock; the dealt part of
+        the deck (before the stock, read by nothing after the deal) is rewritten as the
+        other cards in ascending order, so that the chance nodes' swaps stay exact.
+        """
+        row = self.determinize(state, player, seed)
+        top = self.deck_column + int(row[self.stock_column])
+        stock = row[top:self.deck_column + self.num_cards]
+        hidden = sum(1 << int(c) for c in stock)
+        row[self.deck_column:top] = [c for c in range(self.num_cards) if not hidden >> c & 1]
+        return row, hidden
+
 
 
 class EngineState(pyspiel.State):
@@ -258,9 +267,8 @@ class EngineState(pyspiel.State):
         spec = self.get_game().spec
         seed = int(probability_sampler() * 2**62)
         new = self.clone()
-        row = spec.determinize(self, int(player_id), seed)
-        new.engine.state[0] = row
-        new.revealed = ((1 << spec.num_cards) - 1) & ~spec.hidden_after_resample(new, row)
+        new.engine.state[0], hidden = spec.resampled(self, int(player_id), seed)
+        new.revealed = ((1 << spec.num_cards) - 1) & ~hidden
         for seat in range(spec.num_players):
             if seat != player_id:
                 new.private_events[seat] = []  # they told of the cards re-dealt now
@@ -325,6 +333,18 @@ class EngineGame(pyspiel.Game):
 
     def new_initial_state(self) -> EngineState:
         return EngineState(self)
+
+    def state_at(self, row: np.ndarray, seat: int, seed: int) -> EngineState:
+        """A state at the engine position ``row`` (a state row of this game's engine)
+        as ``seat`` sees it: the cards hidden from it dealt anew (the game's
+        determinization, seeded), the stock's cards left to chance. No history: the
+        information states of the search that starts here begin at this position."""
+        state = self.new_initial_state()
+        state.queue, state.stage, state.dealt = [], "play", True
+        state.engine.state[0] = row
+        state.engine.state[0], hidden = self.spec.resampled(state, int(seat), int(seed))
+        state.revealed = ((1 << self.spec.num_cards) - 1) & ~hidden
+        return state
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> EngineObserver:
         if params:

@@ -49,10 +49,9 @@ from pasur_env.pasur.kernels.deal import (
     deal_hands,
     table_check,
 )
-from pasur_env.pasur.moves import determinize
 from pasur_env.pasur.rules import RULE_FLAGS, Rules, make_rules
 
-__all__ = ["PasurSpec", "PasurGame", "SHORT_NAME"]
+__all__ = ["PasurSpec", "PasurGame", "SHORT_NAME", "params_of"]
 
 SHORT_NAME = "python_pasur"
 #: the kind of the chance node placing a buried jack in the stock (argument: places)
@@ -169,7 +168,23 @@ class PasurSpec(GameSpec):
                 self.chance_done(state)
 
     def determinize(self, state: EngineState, player: int, seed: int) -> np.ndarray:
-        return determinize(state.engine, 0, 1, seat=player, seed=seed).state[0]
+        """The kernel's determinization of the state with its hidden cards first put in
+        ascending order into their slots: the result depends only on what ``player``
+        sees (and ``seed``), never on where the hidden cards really are."""
+        row = state.engine.state[:1].copy()
+        cols = np.empty(52, dtype=np.int64)
+        n = K.hidden_slots(row, 0, player, self.rules.open_hand, cols)
+        row[0, cols[:n]] = np.sort(row[0, cols[:n]])
+        out = np.empty((1, K.NCOL), dtype=np.int64)
+        K.determinize_kernel(row, 0, player, self.rules.open_hand,
+                             np.array([seed], dtype=np.int64), out)
+        return out[0]
+
+
+def params_of(rules: Rules) -> dict[str, Any]:
+    """The game parameters of ``rules`` (every flag given: no preset)."""
+    flags = {f: getattr(rules, f) for f in RULE_FLAGS if f != "num_players"}
+    return {"players": rules.num_players, **flags}
 
 
 class PasurGame(EngineGame):

@@ -35,7 +35,7 @@ from pasur_env.rummy.cards import card_code, cards_of
 from pasur_env.rummy.engine import RummyEngine
 from pasur_env.rummy.rules import RummyRules, make_rummy_rules
 
-__all__ = ["RummySpec", "RummyGame", "SHORT_NAME"]
+__all__ = ["RummySpec", "RummyGame", "SHORT_NAME", "params_of"]
 
 SHORT_NAME = "python_persian_rummy"
 #: a bound on the player actions of one deal (draws, melds, lay-offs, discards, passes)
@@ -120,13 +120,18 @@ class RummySpec(GameSpec):
         unknown = {p: cards_of(row[K.HAND + p] & ~row[K.TAKEN + p]) for p in others}
         top = int(row[K.STOCK_POS])
         pool = [c for p in others for c in unknown[p]] + row[K.DECK + top:K.DECK + 56].tolist()
-        pool = [int(c) for c in rng.permutation(pool)]
+        pool = [int(c) for c in rng.permutation(sorted(pool))]  # by set, not by place
         for p in others:
             n = len(unknown[p])
             row[K.HAND + p] = int(row[K.TAKEN + p]) | sum(1 << c for c in pool[:n])
             pool = pool[n:]
         row[K.DECK + top:K.DECK + 56] = pool
         return row
+
+
+def params_of(rules: RummyRules) -> dict[str, Any]:
+    """The game parameters of ``rules`` (``deals`` aside: one deal is one episode)."""
+    return {name: getattr(rules, name) for name in RummySpec.defaults}
 
 
 class RummyGame(EngineGame):
