@@ -290,33 +290,38 @@ class EngineObserver:
     history, public chance events and the seat's private chance events.
     """
 
-    def __init__(self, spec: GameSpec, perfect_recall: bool, max_actions: int) -> None:
+    def __init__(self, spec: GameSpec, perfect_recall: bool, max_actions: int,
+                 private: bool = True) -> None:
         self.perfect_recall = perfect_recall
+        #: the seat's own view (False: the public part only, no encoder observation)
+        self.private = private
         self.max_actions = max_actions if perfect_recall else 0
-        self.tensor = np.zeros(spec.obs_size + self.max_actions, np.float32)
-        self.dict = {"observation": self.tensor[:spec.obs_size]}
+        size = spec.obs_size if private else 0
+        self.tensor = np.zeros(size + self.max_actions, np.float32)
+        self.dict = {"observation": self.tensor[:size]} if private else {}
         if perfect_recall:
-            self.dict["history"] = self.tensor[spec.obs_size:]
+            self.dict["history"] = self.tensor[size:]
         self._num_actions = spec.num_actions
 
     def set_from(self, state: EngineState, player: int) -> None:
         self.tensor.fill(0)
-        if state.dealt and not state.queue:
+        if self.private and state.dealt and not state.queue:
             state.engine.observe(games=[0], seats=[player], out=self.dict["observation"][None])
         if self.perfect_recall:
             hist = np.array([a for _, a in state.actions[: self.max_actions]], np.float32)
             self.dict["history"][: hist.size] = (hist + 1) / self._num_actions
 
     def string_from(self, state: EngineState, player: int) -> str:
+        moves = " ".join(f"{s}:{a}" for s, a in state.actions)
+        public = f"public chance: {' '.join(state.public_events)}\nactions: {moves}"
+        if not self.private:
+            return public
         text = (state.engine.render(0, viewer=player) if state.dealt and not state.queue
                 else "dealing")
         if not self.perfect_recall:
             return f"p{player} {text}"
-        moves = " ".join(f"{s}:{a}" for s, a in state.actions)
-        public = " ".join(state.public_events)
         private = " ".join(state.private_events[player])
-        return (f"p{player} {text}\npublic chance: {public}\nprivate chance: {private}\n"
-                f"actions: {moves}")
+        return f"p{player} {text}\nprivate chance: {private}\n{public}"
 
 
 class EngineGame(pyspiel.Game):
@@ -350,7 +355,9 @@ class EngineGame(pyspiel.Game):
         if params:
             raise ValueError(f"observation parameters are not supported, got {params}")
         recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return EngineObserver(self.spec, recall, self.spec.max_player_actions)
+        private = (iig_obs_type is None
+                   or iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER)
+        return EngineObserver(self.spec, recall, self.spec.max_player_actions, private)
 
 
 def register_game(game_class: type[EngineGame], spec: type[GameSpec],

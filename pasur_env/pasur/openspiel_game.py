@@ -2,8 +2,10 @@
 :mod:`pasur_env.core.openspiel_game` (registered on import; ``import pasur_env.openspiel``).
 
 Parameters: ``players`` (2, 3 or 4), ``preset`` (``""`` = none, ``"classic"``,
-``"cfr_paper"``) and every rule flag of :class:`pasur_env.pasur.rules.Rules` (a flag
-given explicitly overrides the preset). One round is one episode, paid by the round
+``"cfr_paper"``) and every rule flag of :class:`pasur_env.pasur.rules.Rules`. A flag
+that differs from the classic default overrides the preset; one at the classic
+default leaves the preset's value (OpenSpiel hands a game every parameter, defaults
+included, so "not given" cannot be told apart). One round is one episode, paid by the round
 point difference (the ``diff`` reward mode: zero-sum).
 
 The chance nodes of a round, each uniform over its outcomes:
@@ -82,7 +84,10 @@ class PasurSpec(GameSpec):
 
     def __init__(self, params: dict[str, Any]) -> None:
         given = dict(params)
-        flags = {k: v for k, v in given.items() if k not in ("players", "preset")}
+        # OpenSpiel passes every parameter, defaults included: a flag at the classic
+        # default is taken as not given, so that the preset's value holds
+        flags = {k: v for k, v in given.items()
+                 if k not in ("players", "preset") and v != self.defaults[k]}
         flags["num_players"] = int(given.get("players", 2))
         preset = given.get("preset") or None
         self.rules: Rules = make_rules(preset, **flags)
