@@ -85,6 +85,7 @@ def test_clubs_majority_counts_the_deck_clubs_only(
         ({"hand_size": 0}, "hand_size"),
         ({"table_size": 5}, "table_size"),
         ({"hand_size": 3, "num_players": 3}, "whole deals"),
+        ({"hand_size": 2}, "at most 6"),
         ({"cards": MINI.split(), "hand_size": 2, "table_size": 2, "initial_jacks": "redeal"},
          "whole deals"),
         ({"cards": "AC 2C 5C JS QH".split(), "hand_size": 2, "table_size": 1}, "bury"),
