@@ -28,6 +28,7 @@ one play loop, :func:`pasur_env.core.loop.play`. Example::
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -297,7 +298,7 @@ def _pasur_setup(players: int, preset: str | None, rule_flags: dict[str, Any]) -
         flags["preset"] = preset
     rules = make_rules(num_players=players, **flags)
     rules_label = "custom" if rule_flags else "classic"
-    rules_json = rules.flags() | {"preset": preset or rules_label}
+    rules_json = dataclasses.asdict(rules) | {"preset": preset or rules_label}
     return Setup("pasur", players, rules_json, dict(flags, num_players=players))
 
 
