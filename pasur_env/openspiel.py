@@ -107,7 +107,7 @@ def agreement(game: str = "pasur", playouts: int = 100, seed: int = 0,
         state = os_game.new_initial_state()  # type: ignore[attr-defined]
         steps = _random_playout(state, rng)
         engine = spec.new_engine()
-        engine.reset(deck=state.deck.tolist())
+        engine.reset(deck=spec.deal_order(state))
         total = np.zeros(spec.num_players)
         for legal, action in steps:
             decisions += 1

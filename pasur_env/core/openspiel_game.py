@@ -128,6 +128,10 @@ class GameSpec(abc.ABC):
     def after_step(self, state: EngineState, old_row: np.ndarray) -> None:  # noqa: B027
         """Called after an engine step (``old_row``: the state row before it)."""
 
+    def deal_order(self, state: EngineState) -> list[int]:
+        """The cards of the deck as the engine's ``reset(deck=...)`` takes them."""
+        return state.deck.tolist()
+
     @abc.abstractmethod
     def determinize(self, state: EngineState, player: int, seed: int) -> np.ndarray:
         """An engine state row in which the cards ``player`` cannot see are re-dealt."""

@@ -76,6 +76,7 @@ class PasurSpec(GameSpec):
         "players": 2,
         "preset": "",
         **{f: getattr(_DEFAULT_RULES, f) for f in RULE_FLAGS if f != "num_players"},
+        "cards": "",  # the variant's deck as codes ("AC 2C 10D ..."); "" = all 52
     }
     deck_column = K.DECK
     max_player_actions = MAX_PLAYER_ACTIONS
@@ -89,6 +90,8 @@ class PasurSpec(GameSpec):
         flags = {k: v for k, v in given.items()
                  if k not in ("players", "preset") and v != self.defaults[k]}
         flags["num_players"] = int(given.get("players", 2))
+        if "cards" in flags:
+            flags["cards"] = str(flags["cards"]).replace(",", " ").split()
         preset = given.get("preset") or None
         self.rules: Rules = make_rules(preset, **flags)
         super().__init__(params)
@@ -112,14 +115,28 @@ class PasurSpec(GameSpec):
         )
 
     # ---- the deal -------------------------------------------------------------------------
+    @property
+    def _first(self) -> int:
+        """The deck slot of a fresh deck's top card (a variant's other cards sit before it,
+        out of play: :mod:`pasur_env.pasur.kernels.deal`)."""
+        return 52 - self.rules.deck_size
+
+    def deal_order(self, state: EngineState) -> list[int]:
+        return state.deck[self._first:].tolist()  # the cards in play
+
+    def _hand_slots(self) -> range:
+        return range(self._first, self._first + self.num_players * self.rules.hand_size)
+
     def _table_slots(self) -> range:
-        pos = 4 * self.num_players
-        return range(pos, pos + 4)
+        pos = self._hand_slots().stop
+        return range(pos, pos + self.rules.table_size)
 
     def begin(self, state: EngineState) -> None:
-        state.revealed = 0
+        state.revealed = ((1 << 52) - 1) & ~self.rules.deck_mask  # out of play: no chance
         state.stage = "table"
         state.queue_slots(self._table_slots())
+        if not state.queue:  # no table cards
+            self._check_table(state)
 
     def _table(self, state: EngineState) -> int:
         return sum(1 << int(state.deck[i]) for i in self._table_slots())
@@ -128,12 +145,13 @@ class PasurSpec(GameSpec):
         if state.stage == "table":
             self._check_table(state)
         elif state.stage == "hands":
-            state.engine.reset(deck=state.deck.tolist())
+            state.engine.reset(deck=self.deal_order(state))
             state.dealt, state.stage = True, "play"
         elif state.stage == "deal":
             st = state.engine.state
             st[0, K.STOCK_POS] = state.deal_start
-            deal_hands(st, 0, self.num_players)  # the dealt hands, now with fixed cards
+            # the dealt hands again, now with their fixed cards
+            deal_hands(st, 0, self.num_players, self.rules.hand_size)
             state.stage = "play"
 
     def _check_table(self, state: EngineState) -> None:
@@ -149,14 +167,15 @@ class PasurSpec(GameSpec):
             state.queue.append((BURY, 52 - top))
         else:
             state.stage = "hands"
-            state.queue_slots(range(4 * self.num_players))
+            state.queue_slots(self._hand_slots())
 
     def apply_chance(self, state: EngineState, kind: str, arg: int, outcome: int) -> None:
         if kind != BURY:
             super().apply_chance(state, kind, arg, outcome)
         table = self._table(state)
         state.public_events.append(f"bury {card_code(lowest(table & JACK_BITS))}")
-        bury_jack_at(state.engine.state, 0, table, self._table_slots().stop, outcome)
+        bury_jack_at(state.engine.state, 0, table, self._table_slots().stop,
+                     self.rules.table_size, outcome)
 
     def chance_string(self, kind: str, arg: int, outcome: int) -> str:
         if kind == CARD:
@@ -168,7 +187,8 @@ class PasurSpec(GameSpec):
         if row[K.DEAL] != old_row[K.DEAL] and row[K.PHASE] != K.DONE:
             state.deal_start = int(old_row[K.STOCK_POS])
             state.stage = "deal"
-            state.queue_slots(range(state.deal_start, state.deal_start + 4 * self.num_players))
+            state.queue_slots(range(state.deal_start,
+                                    state.deal_start + self.num_players * self.rules.hand_size))
             if not state.queue:
                 self.chance_done(state)
 
@@ -189,6 +209,7 @@ class PasurSpec(GameSpec):
 def params_of(rules: Rules) -> dict[str, Any]:
     """The game parameters of ``rules`` (every flag given: no preset)."""
     flags = {f: getattr(rules, f) for f in RULE_FLAGS if f != "num_players"}
+    flags["cards"] = "" if rules.cards is None else " ".join(card_code(c) for c in rules.cards)
     return {"players": rules.num_players, **flags}
 
 

@@ -88,7 +88,7 @@ class RummySpec(GameSpec):
 
     def chance_done(self, state: EngineState) -> None:
         if state.stage == "deal":
-            state.engine.reset(deck=state.deck.tolist())
+            state.engine.reset(deck=self.deal_order(state))
             state.dealt, state.stage = True, "play"
             for seat in range(4):
                 hand = " ".join(card_code(c) for c in state.engine.hand(0, seat))
