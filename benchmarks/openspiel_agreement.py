@@ -23,6 +23,8 @@ CASES = [
     ("pasur", {"players": 3}),
     ("pasur", {"players": 4}),
     ("pasur", {"preset": "cfr_paper"}),
+    ("pasur", {"preset": "mini"}),
+    ("pasur", {"preset": "small"}),
     ("persian_rummy", {}),
 ]
 

@@ -37,6 +37,10 @@ PASUR_CASES = [
     pytest.param({"players": 4}, id="P4"),
     pytest.param({"preset": "cfr_paper"}, id="cfr_paper"),
     pytest.param({"open_hand": True, "jack_sur": "lone_jack"}, id="P2-open"),
+    pytest.param({"preset": "mini"}, id="mini"),
+    pytest.param({"preset": "small", "initial_jacks": "bury"}, id="small-bury"),
+    pytest.param({"cards": "AC 2C 3C 5C 6H 8C 9D 10D JS QH QS KD", "hand_size": 2,
+                  "table_size": 0}, id="no-table"),
 ]
 #: the saved playthroughs: (file, game string, seed)
 PLAYTHROUGHS = [
@@ -71,7 +75,8 @@ def test_playthrough_matches_the_saved_one(name, game_string, seed):
 
 @pytest.mark.parametrize(("game", "params"), [
     ("pasur", {"players": 2}), ("pasur", {"players": 3}), ("pasur", {"players": 4}),
-    ("pasur", {"preset": "cfr_paper"}), ("persian_rummy", {}),
+    ("pasur", {"preset": "cfr_paper"}), ("pasur", {"preset": "mini"}),
+    ("pasur", {"preset": "small", "initial_jacks": "bury"}), ("persian_rummy", {}),
 ])
 def test_agreement_with_the_engine(game, params):
     result = agreement(game, 4, seed=1, **params)
@@ -102,6 +107,16 @@ def test_a_lone_jack_is_buried_at_a_chance_position():
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
     assert state.engine.table[0] == sum(1 << parse_card(c) for c in ("3H", "2H", "5S", "9D"))
+
+
+def test_variant_parameters_reach_the_rules():
+    rules = load_game("pasur", preset="mini").spec.rules
+    assert rules.preset == "mini" and rules.hand_size == 2 and len(rules.cards) == 9
+    rules = load_game("pasur", cards="AC,2C,10D,JS,QH,QS,5C,6H", hand_size=1,
+                      table_size=2).spec.rules
+    assert rules.deck_size == 8 and rules.table_size == 2
+    state = load_game("pasur", preset="mini").new_initial_state()
+    assert len(state.chance_outcomes()) == 9  # only the variant's cards are dealt
 
 
 def test_a_jack_reshuffles_with_redeal():
