@@ -100,14 +100,20 @@ test-browser: venv chromium
 	  echo "ERROR: the browser tests did not all run" >&2; exit 1; fi; \
 	exit $$rc
 
+# $(call pytest_none_skipped,PYTHON,PYTEST ARGS,WHAT): run pytest, show its output, and
+# fail when any test was skipped or none ran.
+define pytest_none_skipped
+	@out=$$($(1) -m pytest $(2) 2>&1); rc=$$?; \
+	echo "$$out"; \
+	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
+	  echo "ERROR: $(3) did not all run" >&2; exit 1; fi; \
+	exit $$rc
+endef
+
 # Only the OpenSpiel tests (the games, the playthroughs, the openspiel:BOT agents), and a
 # failure if any of them is skipped (they skip when the openspiel extra is missing).
 test-openspiel: venv
-	@out=$$($(BIN)/python -m pytest -rs -p no:cacheprovider -W ignore tests/test_openspiel.py 2>&1); rc=$$?; \
-	echo "$$out"; \
-	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
-	  echo "ERROR: the OpenSpiel tests did not all run" >&2; exit 1; fi; \
-	exit $$rc
+	$(call pytest_none_skipped,$(BIN)/python,-rs -p no:cacheprovider -W ignore tests/test_openspiel.py,the OpenSpiel tests)
 
 # Ray RLlib in its own venv: ray[rllib] 2.60 pins gymnasium 1.2.2 (constraints-rllib.txt),
 # the main venv keeps gymnasium 1.4.0 (constraints.txt).
