@@ -152,7 +152,6 @@ class GameSpec(abc.ABC):
         return row, hidden
 
 
-
 class EngineState(pyspiel.State):
     """One game of an engine, as an OpenSpiel state (see the module docstring)."""
 
@@ -164,8 +163,6 @@ class EngineState(pyspiel.State):
         self.revealed = 0
         #: chance nodes to resolve, in order: (kind, argument)
         self.queue: list[tuple[str, int]] = []
-        #: the player action waiting for its chance nodes, -1 if none
-        self.deferred = -1
         #: every player action, in order: (seat, action) (all are public in both games)
         self.actions: list[tuple[int, int]] = []
         #: public chance events (e.g. a buried jack), and each seat's private ones
