@@ -12,8 +12,8 @@ on the spec string and a factory that receives the spec. Built in:
   (``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv);
 * Persian Rummy: ``random``, ``greedy``, ``rollout``; the loader for saved SB3 models
   (``*.zip``, written by ``train.rummy_ppo``);
-* both games: ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's Python search
-  bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
+* both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
+  Python search bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 
 ::
 
@@ -308,18 +308,16 @@ def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
 register_loader(lambda spec: spec.lower().startswith("rllib:"), _load_rllib)
 
 
-def _openspiel(bot: str) -> Factory:
-    def factory(seed: int | None = None, **kwargs: Any) -> Policy:
-        """OpenSpiel's Python search bot ``bot`` (``agents.learned.openspiel_bot``; needs
-        the ``openspiel`` extra)."""
-        from agents.learned.openspiel_bot import OpenSpielBotAgent
+def _load_openspiel(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+    """``openspiel:BOT``: OpenSpiel's Python search bot ``BOT`` (``mcts``, ``ismcts``;
+    ``agents.learned.openspiel_bot``, needs the ``openspiel`` extra). A spec, not a name:
+    like ``rllib:PATH`` it is not listed by :func:`agent_names`, so tools that offer every
+    registered name (the web table) do not offer these slow Python searches."""
+    from agents.learned.openspiel_bot import PREFIX, OpenSpielBotAgent
 
-        return OpenSpielBotAgent(bot, seed=seed, **kwargs)
-
-    factory.__name__ = f"make_openspiel_{bot}"
-    return factory
+    return OpenSpielBotAgent(spec[len(PREFIX):].strip().lower(), seed=seed, **kwargs)
 
 
 for _game_id in GAME_IDS:
-    for _bot in ("mcts", "ismcts"):
-        register(f"openspiel:{_bot}", _openspiel(_bot), game=_game_id)
+    register_loader(lambda spec: spec.lower().startswith("openspiel:"), _load_openspiel,
+                    game=_game_id)
