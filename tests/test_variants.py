@@ -179,3 +179,48 @@ def test_cli_eval_on_mini(capsys) -> None:
     assert main(["eval", "greedy", "random", "--preset", "mini", "--rounds", "200",
                  "--no-progress"]) == 0
     assert "greedy (A) vs random (B)" in capsys.readouterr().out
+
+
+def test_mini_position_plays_like_the_dealt_game() -> None:
+    """The last deal of the scripted mini game, built as a position (search, tests)."""
+    from pasur_env import Position
+
+    pos = Position(hands=[ids("JS 2C"), ids("10D QH")], table=ids("QS AC 9D"), stock=[],
+                   piles=[ids("5C 6H"), []], dealer=1, surs=[1, 0], last_capturer=0)
+    eng = Engine.from_positions([pos], preset="mini", episode="round", auto_reset=False)
+    assert eng.turn[0] == 4 and eng.deal_index[0] == 1 and eng.stock_size[0] == 0
+    info = play(eng, "JS QH 2C 10D")[-1]
+    assert info.round_points[0].tolist() == [14, 5]
+    bad = Position(hands=[ids("JS 2C"), ids("10D KH")], table=ids("QS AC 9D"), stock=[],
+                   piles=[ids("5C 6H"), []], dealer=1)
+    with pytest.raises(ValueError, match="not in the game's deck"):
+        Engine.from_positions([bad], preset="mini")
+    three = Position(hands=[ids("JS 2C QH"), ids("10D")], table=ids("QS AC 9D"), stock=[],
+                     piles=[ids("5C 6H"), []], dealer=1)
+    with pytest.raises(ValueError, match="at most 2 cards"):
+        Engine.from_positions([three], preset="mini")
+
+
+@pytest.mark.parametrize("preset", ["mini", "small"])
+def test_variant_observations_see_only_cards_in_play(preset: str) -> None:
+    from pasur_env.pasur.observation import encode, encode_numpy, observation_layout
+
+    eng = Engine(16, seed=3, preset=preset, episode="round")
+    deck = np.zeros(52, dtype=bool)
+    deck[list(eng.rules.cards)] = True
+    off, size = observation_layout(eng.rules)["unseen"]
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        for seat in range(2):
+            games = np.arange(16)
+            obs = encode(eng, games, np.full(16, seat))
+            np.testing.assert_array_equal(obs, encode_numpy(eng, games, np.full(16, seat)))
+            unseen = obs[:, off:off + size] > 0
+            assert not unseen[:, ~deck].any()
+            # the unseen cards are the other hand and the stock, nothing else
+            for b in range(16):
+                hidden = set(eng.hand(b, 1 - seat)) | set(eng.stock(b))
+                if eng.phase[b] == K.CAPTURE:
+                    hidden -= {int(eng.pending[b])}
+                assert set(np.flatnonzero(unseen[b]).tolist()) == hidden
+        eng.step(eng.random_actions(rng))
