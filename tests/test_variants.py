@@ -224,3 +224,17 @@ def test_variant_observations_see_only_cards_in_play(preset: str) -> None:
                     hidden -= {int(eng.pending[b])}
                 assert set(np.flatnonzero(unseen[b]).tolist()) == hidden
         eng.step(eng.random_actions(rng))
+
+
+def test_terminal_plays_a_mini_round() -> None:
+    import io
+
+    from agents.apps.terminal import play as play_terminal
+
+    out = io.StringIO()
+    rc = play_terminal("greedy", preset="mini", episode="round", seed=2,
+                       input_stream=io.StringIO("1\n" * 50),
+                       output_stream=out)
+    text = out.getvalue()
+    assert rc == 0 and "=== game over ===" in text
+    assert text.count("You play") == 4  # two deals of two cards
