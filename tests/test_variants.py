@@ -238,3 +238,38 @@ def test_terminal_plays_a_mini_round() -> None:
     text = out.getvalue()
     assert rc == 0 and "=== game over ===" in text
     assert text.count("You play") == 4  # two deals of two cards
+
+
+def test_given_decks_per_game() -> None:
+    eng = Engine(2, seed=0, preset="mini")
+    deck = ids("5C AC 9D QS 6H JS 2C 10D QH")
+    eng.reset(deck=np.array([deck, deck[::-1]]))
+    assert eng.hand(0, 0) == ids("5C AC") and eng.hand(1, 0) == ids("QH 10D")
+    with pytest.raises(ValueError, match="B=2 rows"):
+        eng.reset(deck=np.array([deck]))
+
+
+def test_variant_symmetries_keep_the_deck() -> None:
+    from pasur_env.pasur.observation import encode
+    from pasur_env.pasur.symmetry import (
+        observation_permutation,
+        permute_states,
+        random_card_permutations,
+    )
+
+    r = make_rules("mini")
+    perms = random_card_permutations(np.random.default_rng(0), 200, rules=r)
+    deck = list(r.cards)
+    assert all(sorted(p[deck].tolist()) == deck for p in perms)
+    assert any(p[ids("QH")[0]] == ids("QS")[0] for p in perms)  # the queens trade places
+    eng = Engine(8, seed=1, rules=r, episode="round", auto_reset=False)
+    eng.playout(3, seed=2)
+    for p in perms[:20]:
+        new = Engine(8, seed=0, rules=r, episode="round", auto_reset=False)
+        new.state[:] = permute_states(eng.state, p)
+        ix = observation_permutation(r, p)
+        assert np.array_equal(encode(new), encode(eng)[:, ix])
+    full = random_card_permutations(np.random.default_rng(0), 50)
+    moved = next(p for p in full if sorted(p[deck].tolist()) != deck)
+    with pytest.raises(ValueError, match="variant"):
+        observation_permutation(r, moved)
