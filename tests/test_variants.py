@@ -273,3 +273,30 @@ def test_variant_symmetries_keep_the_deck() -> None:
     moved = next(p for p in full if sorted(p[deck].tolist()) != deck)
     with pytest.raises(ValueError, match="variant"):
         observation_permutation(r, moved)
+
+
+@pytest.mark.parametrize("deck", [None, "5C AC 9D QS 6H JS 2C 10D QH"])
+def test_variant_records_replay(deck: str | None) -> None:
+    import json
+
+    from pasur_env.pasur.record import GameRecord, replay
+
+    eng = Engine(1, seed=3, preset="mini", episode="round", auto_reset=False)
+    if deck is not None:
+        eng.reset(deck=deck)
+    rec = GameRecord.start(eng, 0)
+    rng = np.random.default_rng(1)
+    while True:
+        a = eng.random_actions(rng)
+        info = eng.step(a)
+        rec.actions.append(int(a[0]))
+        if info.game_end[0]:
+            rec.finish(info, 0, 1)
+            break
+    data = json.loads(json.dumps(rec.to_json()))
+    assert data["rules"]["cards"] == MINI.split() and data["rules"]["hand_size"] == 2
+    assert data["deck"] == (None if deck is None else deck.split())
+    rep = replay(data)
+    assert np.array_equal(rep.states[-1], eng.state[0])
+    classic = GameRecord.start(Engine(1, seed=0, auto_reset=False), 0).to_json()
+    assert not {"cards", "hand_size", "table_size"} & set(classic["rules"])  # as before
