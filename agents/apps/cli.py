@@ -74,7 +74,7 @@ def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
     p.add_argument("--batch", type=int, default=4096,
                    help="games advanced together (default 4096)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--preset", default=None, help="Pasur rule preset: classic, cfr_paper, mini, small")
+    p.add_argument("--preset", default=None, help="Pasur preset: classic, cfr_paper, mini, small")
     p.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                    help="rule flags, e.g. --rule target_score=31 sur_points=3 (Persian Rummy: "
                    "deals, four_set_double, last_discard_goes_out)")
