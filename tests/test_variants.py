@@ -167,7 +167,9 @@ def test_every_registered_agent_plays_mini() -> None:
     from agents import agent_names
     from agents.evaluation.match import evaluate
 
-    for name in agent_names("pasur"):
+    # the project's own agents (an extra's agents, such as ``openspiel:*``, are named
+    # with a prefix and tested with their extra)
+    for name in [n for n in agent_names("pasur") if ":" not in n]:
         spec = f"{name}:budget=4" if "ismcts" in name else name
         r = evaluate(spec, "random", rounds=8, preset="mini", batch=4, progress=False)
         assert r.rounds == 8 and r.rules["cards"] == tuple(ids(MINI)), name
