@@ -65,7 +65,7 @@ def test_mini_game_by_hand_sur_in_first_deal_none_in_last() -> None:
 def test_clubs_majority_counts_the_deck_clubs_only(
     deck: str, moves: str, clubs: list, club_points: list, points: list
 ) -> None:
-    r = make_rules("small", cards="AC 2C 3C 5C 6H 8S 9D 10D JS QH QS".split())
+    r = make_rules("small", cards="AC 2C 3C 5C 6H 8S 9D 10D JS QH QS".split(), table_size=3)
     eng = Engine(1, seed=0, rules=r, episode="round", auto_reset=False)
     eng.reset(deck=deck)  # seats 0, 1 two cards each, a table of 3, then 2 + 2
     info = play(eng, moves)[-1]
@@ -167,7 +167,9 @@ def test_every_registered_agent_plays_mini() -> None:
     from agents import agent_names
     from agents.evaluation.match import evaluate
 
-    for name in agent_names("pasur"):
+    # the project's own agents (an extra's agents, such as ``openspiel:*``, are named
+    # with a prefix and tested with their extra)
+    for name in [n for n in agent_names("pasur") if ":" not in n]:
         spec = f"{name}:budget=4" if "ismcts" in name else name
         r = evaluate(spec, "random", rounds=8, preset="mini", batch=4, progress=False)
         assert r.rounds == 8 and r.rules["cards"] == tuple(ids(MINI)), name
@@ -179,3 +181,124 @@ def test_cli_eval_on_mini(capsys) -> None:
     assert main(["eval", "greedy", "random", "--preset", "mini", "--rounds", "200",
                  "--no-progress"]) == 0
     assert "greedy (A) vs random (B)" in capsys.readouterr().out
+
+
+def test_mini_position_plays_like_the_dealt_game() -> None:
+    """The last deal of the scripted mini game, built as a position (search, tests)."""
+    from pasur_env import Position
+
+    pos = Position(hands=[ids("JS 2C"), ids("10D QH")], table=ids("QS AC 9D"), stock=[],
+                   piles=[ids("5C 6H"), []], dealer=1, surs=[1, 0], last_capturer=0)
+    eng = Engine.from_positions([pos], preset="mini", episode="round", auto_reset=False)
+    assert eng.turn[0] == 4 and eng.deal_index[0] == 1 and eng.stock_size[0] == 0
+    info = play(eng, "JS QH 2C 10D")[-1]
+    assert info.round_points[0].tolist() == [14, 5]
+    bad = Position(hands=[ids("JS 2C"), ids("10D KH")], table=ids("QS AC 9D"), stock=[],
+                   piles=[ids("5C 6H"), []], dealer=1)
+    with pytest.raises(ValueError, match="not in the game's deck"):
+        Engine.from_positions([bad], preset="mini")
+    three = Position(hands=[ids("JS 2C QH"), ids("10D")], table=ids("QS AC 9D"), stock=[],
+                     piles=[ids("5C 6H"), []], dealer=1)
+    with pytest.raises(ValueError, match="at most 2 cards"):
+        Engine.from_positions([three], preset="mini")
+
+
+@pytest.mark.parametrize("preset", ["mini", "small"])
+def test_variant_observations_see_only_cards_in_play(preset: str) -> None:
+    from pasur_env.pasur.observation import encode, encode_numpy, observation_layout
+
+    eng = Engine(16, seed=3, preset=preset, episode="round")
+    deck = np.zeros(52, dtype=bool)
+    deck[list(eng.rules.cards)] = True
+    off, size = observation_layout(eng.rules)["unseen"]
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        for seat in range(2):
+            games = np.arange(16)
+            obs = encode(eng, games, np.full(16, seat))
+            np.testing.assert_array_equal(obs, encode_numpy(eng, games, np.full(16, seat)))
+            unseen = obs[:, off:off + size] > 0
+            assert not unseen[:, ~deck].any()
+            # the unseen cards are the other hand and the stock, nothing else
+            for b in range(16):
+                hidden = set(eng.hand(b, 1 - seat)) | set(eng.stock(b))
+                if eng.phase[b] == K.CAPTURE:
+                    hidden -= {int(eng.pending[b])}
+                assert set(np.flatnonzero(unseen[b]).tolist()) == hidden
+        eng.step(eng.random_actions(rng))
+
+
+def test_terminal_plays_a_mini_round() -> None:
+    import io
+
+    from agents.apps.terminal import play as play_terminal
+
+    out = io.StringIO()
+    rc = play_terminal("greedy", preset="mini", episode="round", seed=2,
+                       input_stream=io.StringIO("1\n" * 50),
+                       output_stream=out)
+    text = out.getvalue()
+    assert rc == 0 and "=== game over ===" in text
+    assert text.count("You play") == 4  # two deals of two cards
+
+
+def test_given_decks_per_game() -> None:
+    eng = Engine(2, seed=0, preset="mini")
+    deck = ids("5C AC 9D QS 6H JS 2C 10D QH")
+    eng.reset(deck=np.array([deck, deck[::-1]]))
+    assert eng.hand(0, 0) == ids("5C AC") and eng.hand(1, 0) == ids("QH 10D")
+    with pytest.raises(ValueError, match="B=2 rows"):
+        eng.reset(deck=np.array([deck]))
+
+
+def test_variant_symmetries_keep_the_deck() -> None:
+    from pasur_env.pasur.observation import encode
+    from pasur_env.pasur.symmetry import (
+        observation_permutation,
+        permute_states,
+        random_card_permutations,
+    )
+
+    r = make_rules("mini")
+    perms = random_card_permutations(np.random.default_rng(0), 200, rules=r)
+    deck = list(r.cards)
+    assert all(sorted(p[deck].tolist()) == deck for p in perms)
+    assert any(p[ids("QH")[0]] == ids("QS")[0] for p in perms)  # the queens trade places
+    eng = Engine(8, seed=1, rules=r, episode="round", auto_reset=False)
+    eng.playout(3, seed=2)
+    for p in perms[:20]:
+        new = Engine(8, seed=0, rules=r, episode="round", auto_reset=False)
+        new.state[:] = permute_states(eng.state, p)
+        ix = observation_permutation(r, p)
+        assert np.array_equal(encode(new), encode(eng)[:, ix])
+    full = random_card_permutations(np.random.default_rng(0), 50)
+    moved = next(p for p in full if sorted(p[deck].tolist()) != deck)
+    with pytest.raises(ValueError, match="variant"):
+        observation_permutation(r, moved)
+
+
+@pytest.mark.parametrize("deck", [None, "5C AC 9D QS 6H JS 2C 10D QH"])
+def test_variant_records_replay(deck: str | None) -> None:
+    import json
+
+    from pasur_env.pasur.record import GameRecord, replay
+
+    eng = Engine(1, seed=3, preset="mini", episode="round", auto_reset=False)
+    if deck is not None:
+        eng.reset(deck=deck)
+    rec = GameRecord.start(eng, 0)
+    rng = np.random.default_rng(1)
+    while True:
+        a = eng.random_actions(rng)
+        info = eng.step(a)
+        rec.actions.append(int(a[0]))
+        if info.game_end[0]:
+            rec.finish(info, 0, 1)
+            break
+    data = json.loads(json.dumps(rec.to_json()))
+    assert data["rules"]["cards"] == MINI.split() and data["rules"]["hand_size"] == 2
+    assert data["deck"] == (None if deck is None else deck.split())
+    rep = replay(data)
+    assert np.array_equal(rep.states[-1], eng.state[0])
+    classic = GameRecord.start(Engine(1, seed=0, auto_reset=False), 0).to_json()
+    assert not {"cards", "hand_size", "table_size"} & set(classic["rules"])  # as before

@@ -448,7 +448,7 @@ def evaluate(
         batch: games advanced together (rounded down to whole groups).
         progress: show a progress bar (tqdm when installed) on ``progress_file``
             (default stderr).
-        preset: Pasur's rule preset (``"classic"``, ``"cfr_paper"``).
+        preset: Pasur's rule preset (``"classic"``, ``"cfr_paper"``, ``"mini"``, ``"small"``).
         save_games: a folder: every game played is written there as a record
             (:mod:`pasur_env.core.record`), one JSON object per line, in
             ``<A>_vs_<B>_seed<seed>.jsonl`` (replay them with ``pasur replay``).

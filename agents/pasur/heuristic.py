@@ -78,7 +78,6 @@ for _n in range(53):
     for _k in range(1, _n + 1):
         _BINOM[_n, _k] = _BINOM[_n - 1, _k - 1] + (_BINOM[_n - 1, _k] if _k <= _n - 1 else 0.0)
 
-ALL_BITS = K.ALL_BITS
 #: batch size from which the heuristic kernel runs on several threads
 PARALLEL_MIN = 64
 #: scratch arrays of the reply computations: best value per rank and club-ness, rank
@@ -207,19 +206,19 @@ def located_cards(st: np.ndarray, b: int, sides: int, hand: int, unseen: int) ->
 
 @njit(cache=True)
 def next_hand(
-    st: np.ndarray, b: int, P: int, seat: int, final_move: bool, open_hand: bool,
-    located: int, n_unseen: int, hand: int = 4, deck: int = ALL_BITS,
+    st: np.ndarray, b: int, params: np.ndarray, seat: int, final_move: bool, open_hand: bool,
+    located: int, n_unseen: int,
 ) -> tuple[bool, int, int]:
     """The next player's hand as the mover sees it: (a new deal comes first, its known
-    face-up card or -1, how many of its cards are unknown draws from the unseen).
-    ``hand`` and ``deck`` are the cards a deal gives and the cards in play."""
+    face-up card or -1, how many of its cards are unknown draws from the unseen)."""
+    P, hand = params[K.P_PLAYERS], params[K.P_HAND_SIZE]
     h = hand_size(st, b, (seat + 1) % P, P, hand)
     new_deal = h == 0 and not final_move
     if new_deal:
         h = hand
     faceup = -1
     if open_hand and not new_deal and h > 0:
-        vis = deck & ~located
+        vis = params[K.P_DECK] & ~located  # the cards in play
         if vis:
             faceup = low(vis)
     m = h - (1 if faceup >= 0 else 0)
@@ -411,25 +410,21 @@ def heuristic_scores(
     side = side_of(seat, P)
     hand = st[b, K.HAND + seat]
     unseen = K.hidden_from(st, b, seat, open_hand)
-    deck = params[K.P_DECK]
-    hand_cards = params[K.P_HAND_SIZE]
-    my_clubs, op_clubs, rem = club_standing(st, b, S, side, popcnt(deck & K.CLUB_BITS))
+    my_clubs, op_clubs, rem = club_standing(st, b, S, side, popcnt(params[K.P_DECK] & K.CLUB_BITS))
     award = float(params[K.P_CLUBS_POINTS] if params[K.P_CLUBS_RULE] == 0 else 7)
     award *= hp[H_CLUB]
     v_now = club_value(my_clubs, op_clubs, rem, award)
     last_deal = st[b, K.STOCK_POS] >= 52
-    turn = st[b, K.TURN]
-    turns = K.turns_per_round(params)
-    final_move = turn == turns - 1  # my move ends the round
-    final_reply = turn == turns - 2  # the next player's move ends it
+    turns_left = K.turns_per_round(params) - st[b, K.TURN]
+    final_move = turns_left == 1  # my move ends the round
+    final_reply = turns_left == 2  # the next player's move ends it
     last_cap = st[b, K.LAST_CAP]
     n_unseen = popcnt(unseen)
     located = located_cards(st, b, S, hand, unseen)
-    new_deal, faceup, m = next_hand(st, b, P, seat, final_move, open_hand, located, n_unseen,
-                                    hand_cards, deck)
+    new_deal, faceup, m = next_hand(st, b, params, seat, final_move, open_hand, located, n_unseen)
     scratch = st[b : b + 1].copy()
     if new_deal:
-        scratch[0, K.STOCK_POS] = min(52, st[b, K.STOCK_POS] + hand_cards * P)
+        scratch[0, K.STOCK_POS] = min(52, st[b, K.STOCK_POS] + params[K.P_HAND_SIZE] * P)
     w = np.zeros(53, dtype=np.float64)
     best_of_draw_weights(n_unseen, m, w)
     ranks = rank_set(unseen)

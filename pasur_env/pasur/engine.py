@@ -149,7 +149,7 @@ class Engine(BatchEngine, kernels=K):
     def _decks(self, deck: Any) -> np.ndarray | None:
         if deck is None:
             return None
-        cards = None if self.rules.cards is None else self.rules.cards
+        cards = self.rules.cards  # None: the 52 cards
         n = self.rules.deck_size
         arr = np.asarray(deck, dtype=object)
         if arr.ndim == 2:
@@ -163,7 +163,8 @@ class Engine(BatchEngine, kernels=K):
     def _deck_rows(self, decks: np.ndarray) -> np.ndarray:
         """The ``DECK`` columns for given orders of the cards in play: the cards out of
         play first (ascending), then the order (see :mod:`pasur_env.pasur.kernels.deal`)."""
-        out = [c for c in range(52) if c not in set(self.rules.deck_cards)]
+        in_play = set(self.rules.deck_cards)
+        out = [c for c in range(52) if c not in in_play]
         if not out:
             return decks
         return np.concatenate([np.broadcast_to(np.array(out, dtype=np.int64),
@@ -185,9 +186,9 @@ class Engine(BatchEngine, kernels=K):
             seed: reseeds the per-game streams (game b gets a stream derived from
                 ``(seed, b)``, independent of B); ``None`` keeps the current streams
                 (fresh entropy on the first reset).
-            deck: the first round's deck order, index 0 = top: 52 codes/ids (the
-                variant's cards when ``rules.cards`` is set) for every game, or a
-                (B, 52) array of ids. Later rounds are shuffled.
+            deck: the first round's deck order, index 0 = top: 52 codes/ids (a small
+                variant's n cards when ``rules.cards`` is set) for every game, or a
+                (B, 52) (or (B, n)) array of ids. Later rounds are shuffled.
             dealer: the first round's dealer (default seat P - 1), one int or one per game.
         """
         # validate everything first: a failed reset leaves the games untouched
