@@ -427,7 +427,7 @@ def build_tree(root: np.ndarray, params: np.ndarray, cards: int, hand_size: int,
             break
         cap *= 2
     nn, ni, na, nd, nt = (int(x) for x in out[-1])
-    node = {name: arr[:nn].copy() for (name, _), arr in zip(_NODE_FIELDS, arrays)}
+    node = {name: arr[:nn].copy() for (name, _), arr in zip(_NODE_FIELDS, arrays, strict=True)}
     (deals, ip, ifirst, inum, iact, inode, itrie, tp, tk, tv, _) = rest
     return GameTree(**node, deals=deals[:nd].copy(), iset_player=ip[:ni].copy(),
                     iset_first=ifirst[:ni].copy(), iset_n=inum[:ni].copy(),
