@@ -143,6 +143,9 @@ CLASSIC = {
     "clubs_rule": "most",
     "club_tie": "nobody",
     "open_hand": False,
+    "cards": None,
+    "hand_size": 4,
+    "table_size": 4,
 }
 
 
@@ -161,7 +164,7 @@ def test_defaults_are_classic() -> None:
 
 
 def test_presets() -> None:
-    assert set(PRESETS) == {"classic", "cfr_paper"}
+    assert set(PRESETS) == {"classic", "cfr_paper", "mini", "small"}
     cfr = make_rules("cfr_paper")
     assert cfr.initial_jacks == "redeal"
     assert cfr.sur_cancel is False

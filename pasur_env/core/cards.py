@@ -122,15 +122,18 @@ def cards_of(mask: int | np.integer) -> list[int]:
     return [c for c in range(NUM_CARDS) if (m >> c) & 1]
 
 
-def parse_deck(deck: Sequence[str | int] | np.ndarray) -> np.ndarray:
-    """Validate a full deck order (index 0 = top) and return it as an int64 array of ids.
+def parse_deck(deck: Sequence[str | int] | np.ndarray,
+               cards: Sequence[int] | None = None) -> np.ndarray:
+    """Validate a deck order (index 0 = top) and return it as an int64 array of ids.
 
-    A deck must hold each of the 52 cards exactly once; anything else raises a
-    ``ValueError`` that names the problem (length, unknown code, duplicates, missing).
+    A deck must hold each of its cards exactly once: the 52 cards, or the ids ``cards``
+    (a game played with a smaller deck); anything else raises a ``ValueError`` that
+    names the problem (length, unknown code, duplicates, missing, foreign cards).
     """
     seq = check_deck_sequence(deck)
-    if len(seq) != NUM_CARDS:
-        raise ValueError(f"a deck must have 52 cards, got {len(seq)}")
+    full = range(NUM_CARDS) if cards is None else cards
+    if len(seq) != len(full):
+        raise ValueError(f"a deck must have {len(full)} cards, got {len(seq)}")
     ids = [parse_card(c) for c in seq]
     seen: dict[int, int] = {}
     dupes = []
@@ -138,7 +141,10 @@ def parse_deck(deck: Sequence[str | int] | np.ndarray) -> np.ndarray:
         seen[c] = seen.get(c, 0) + 1
         if seen[c] == 2:
             dupes.append(card_code(c))
-    if dupes:
-        missing = [card_code(c) for c in range(NUM_CARDS) if c not in seen]
-        raise ValueError(f"deck has duplicate cards {dupes} and lacks {missing}")
+    allowed = set(full)
+    foreign = [card_code(c) for c in seen if c not in allowed]
+    if dupes or foreign:
+        missing = [card_code(c) for c in full if c not in seen]
+        extra = f" and cards not in the game's deck {foreign}" if foreign else ""
+        raise ValueError(f"deck has duplicate cards {dupes}{extra} and lacks {missing}")
     return np.asarray(ids, dtype=np.int64)

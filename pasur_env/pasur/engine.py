@@ -83,7 +83,8 @@ class Engine(BatchEngine, kernels=K):
         num_games: batch size B.
         seed: seed of the per-game random streams (shuffles); ``None`` draws entropy.
         rules: a :class:`Rules`; or give ``preset`` and/or rule flags as keywords.
-        preset: ``"classic"`` or ``"cfr_paper"``.
+        preset: a name of :data:`pasur_env.PRESETS` (``"classic"``, ``"cfr_paper"``, the
+            small variants ``"mini"`` and ``"small"``).
         episode: ``"game"`` (play rounds until a side wins) or ``"round"`` (a game is
             one round; scores restart each round).
         auto_reset: start a new game in place when one ends (else it waits in the
@@ -124,7 +125,7 @@ class Engine(BatchEngine, kernels=K):
     def _init_per_game(self) -> None:
         n = self.state.shape[0]
         self.start_streams = np.zeros(n, dtype=np.int64)
-        self.start_decks = np.full((n, 52), -1, dtype=np.int64)
+        self.start_decks = np.full((n, self.rules.deck_size), -1, dtype=np.int64)
 
     def _playout_seed(self, seed: int) -> np.uint64:
         return K.stream_base(seed)
@@ -148,14 +149,25 @@ class Engine(BatchEngine, kernels=K):
     def _decks(self, deck: Any) -> np.ndarray | None:
         if deck is None:
             return None
+        cards = None if self.rules.cards is None else self.rules.cards
+        n = self.rules.deck_size
         arr = np.asarray(deck, dtype=object)
         if arr.ndim == 2:
             if arr.shape[0] != self.num_games:
                 raise ValueError(
-                    f"a (B, 52) deck array needs B={self.num_games} rows, got {arr.shape[0]}"
+                    f"a (B, {n}) deck array needs B={self.num_games} rows, got {arr.shape[0]}"
                 )
-            return np.stack([parse_deck(list(r)) for r in arr])
-        return parse_deck(deck)[None, :]
+            return np.stack([parse_deck(list(r), cards) for r in arr])
+        return parse_deck(deck, cards)[None, :]
+
+    def _deck_rows(self, decks: np.ndarray) -> np.ndarray:
+        """The ``DECK`` columns for given orders of the cards in play: the cards out of
+        play first (ascending), then the order (see :mod:`pasur_env.pasur.kernels.deal`)."""
+        out = [c for c in range(52) if c not in set(self.rules.deck_cards)]
+        if not out:
+            return decks
+        return np.concatenate([np.broadcast_to(np.array(out, dtype=np.int64),
+                                               (decks.shape[0], len(out))), decks], axis=1)
 
     def check_deal(self, deck: Any = None, dealer: Any = None) -> None:
         self._dealers(dealer)
@@ -173,8 +185,9 @@ class Engine(BatchEngine, kernels=K):
             seed: reseeds the per-game streams (game b gets a stream derived from
                 ``(seed, b)``, independent of B); ``None`` keeps the current streams
                 (fresh entropy on the first reset).
-            deck: the first round's deck order, index 0 = top: 52 codes/ids for every
-                game, or a (B, 52) array of ids. Later rounds are shuffled.
+            deck: the first round's deck order, index 0 = top: 52 codes/ids (the
+                variant's cards when ``rules.cards`` is set) for every game, or a
+                (B, 52) array of ids. Later rounds are shuffled.
             dealer: the first round's dealer (default seat P - 1), one int or one per game.
         """
         # validate everything first: a failed reset leaves the games untouched
@@ -187,7 +200,7 @@ class Engine(BatchEngine, kernels=K):
         self.start_streams[:] = self.state[:, K.RNG]
         self.start_decks[:] = -1 if decks is None else decks
         if decks is not None:
-            self.state[:, K.DECK : K.DECK + 52] = decks
+            self.state[:, K.DECK : K.DECK + 52] = self._deck_rows(decks)
         self._kernel(self.RESET_KERNEL)(
             self.state, self.params, np.ones(self.num_games, dtype=np.bool_), decks is None
         )

@@ -16,7 +16,8 @@ field                     size         meaning
 ``table``                 52           cards face up on the table
 ``pile[k]``               52 x S       captured cards of relative side k (k = 0: own side)
 ``unseen``                52           cards the observer cannot see: other hands (face-up
-                                       Ru Baaz cards excepted) and the stock
+                                       Ru Baaz cards excepted) and the stock (only cards
+                                       in play: a small variant's deck)
 ``pending``               52           card played that awaits its capture choice
 ``selection``             52           table cards chosen so far in the CAPTURE phase
 ``faceup``                52           opponents' face-up cards (``open_hand`` only)
@@ -98,7 +99,6 @@ def observation_size(rules: Rules) -> int:
 
 _BIT = np.int64(1) << np.arange(64, dtype=np.int64)
 _CLUBS = np.int64(K.CLUB_BITS)
-_ALL = np.int64((1 << 52) - 1)
 _POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
 
 
@@ -115,6 +115,7 @@ class _Plan:
         self.size = observation_size(rules)
         self.open_hand = rules.open_hand
         self.target = float(rules.target_score)
+        self.deck = np.int64(rules.deck_mask)
         cols = []
         for seat in range(P):
             side = rules.side_of(seat)
@@ -194,7 +195,8 @@ def encode_numpy(
         up = np.where(present.any(axis=2), _BIT[np.maximum(first, 0)], 0)
         up[np.arange(n), seat] = 0
         planes[:, 5 + S] = np.bitwise_or.reduce(up, axis=1)
-    planes[:, 2 + S] = _ALL & ~np.bitwise_or.reduce(planes, axis=1)  # unseen
+    # unseen: the cards in play (all 52 but in a small variant) the observer cannot see
+    planes[:, 2 + S] = plan.deck & ~np.bitwise_or.reduce(planes, axis=1)
     bits = np.unpackbits(planes.view(np.uint8), axis=1, bitorder="little")
 
     obs = np.empty((n, plan.size), dtype=np.float32) if out is None else out
@@ -264,7 +266,7 @@ def _encode_kernel(st, games, seats, params, P, S, open_hand, target, out):  # n
         planes[1] = st[b, K.TABLE]
         for k in range(S):
             planes[2 + k] = st[b, K.PILE + (side + k) % S]
-        planes[2 + S] = ((1 << 52) - 1) & ~seen
+        planes[2 + S] = params[K.P_DECK] & ~seen
         planes[3 + S] = pending
         planes[4 + S] = selection
         planes[5 + S] = faceup

@@ -13,7 +13,21 @@ from typing import Any
 
 import numpy as np
 
-from pasur_env.core.args import FlagTypeError, check_bool, check_instance, check_int
+from pasur_env.core.args import (
+    FlagTypeError,
+    check_bool,
+    check_deck_sequence,
+    check_instance,
+    check_int,
+)
+from pasur_env.pasur.cards import (
+    JACK_BITS,
+    KING_BITS,
+    NUM_CARDS,
+    QUEEN_BITS,
+    card_code,
+    parse_card,
+)
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "num_players": (2, 3, 4),
@@ -50,6 +64,11 @@ class Rules:
             the third scores the club points).
         open_hand: Pasur Ru Baaz (2 players): each player's earliest-dealt card still
             in hand is face up.
+        cards: the deck of a small variant: card ids or codes (kept as a sorted tuple of
+            ids); ``None`` (or all 52) is the full deck. Action ids and observations stay
+            the full game's, so agents play a variant unchanged.
+        hand_size: cards dealt to each seat per deal (1..4).
+        table_size: cards dealt face up on the first table (0..4).
     """
 
     num_players: int = 2
@@ -63,6 +82,9 @@ class Rules:
     clubs_rule: str = "most"
     club_tie: str = "nobody"
     open_hand: bool = False
+    cards: tuple[int, ...] | None = None
+    hand_size: int = 4
+    table_size: int = 4
     preset: str = field(default="custom", compare=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +107,11 @@ class Rules:
             raise ValueError(
                 f"open_hand=True (Ru Baaz) needs num_players=2, got num_players={self.num_players}"
             )
+        # a frozen dataclass: the normal form of the deck is stored through object
+        object.__setattr__(self, "cards", _deck_cards(self.cards))
+        check_int(self.hand_size, "hand_size", 1, 4, type_error=FlagTypeError)
+        check_int(self.table_size, "table_size", 0, 4, type_error=FlagTypeError)
+        _check_deal_sizes(self)
 
     @property
     def num_sides(self) -> int:
@@ -94,6 +121,31 @@ class Rules:
     def side_of(self, seat: int) -> int:
         """Side (team or single seat) that owns ``seat``'s captures."""
         return seat % 2 if self.num_players == 4 else seat
+
+    @property
+    def deck_cards(self) -> tuple[int, ...]:
+        """The ids of the cards in play, ascending (all 52 for the full game)."""
+        return tuple(range(NUM_CARDS)) if self.cards is None else self.cards
+
+    @property
+    def deck_size(self) -> int:
+        """Number of cards in play."""
+        return len(self.deck_cards)
+
+    @property
+    def deck_mask(self) -> int:
+        """The cards in play as a 52-bit set."""
+        return sum(1 << c for c in self.deck_cards)
+
+    @property
+    def deals_per_round(self) -> int:
+        """Deals of hands in one round (6 for the full game with 2 players)."""
+        return (self.deck_size - self.table_size) // (self.num_players * self.hand_size)
+
+    @property
+    def turns_per_round(self) -> int:
+        """Turns (cards played) in one round: every card dealt to a hand (48 in full)."""
+        return self.deck_size - self.table_size
 
     def replace(self, **flags: Any) -> Rules:
         """A copy with some flags changed (validated like the constructor)."""
@@ -117,8 +169,65 @@ class Rules:
                 _CHOICES["clubs_rule"].index(self.clubs_rule),
                 _CHOICES["club_tie"].index(self.club_tie),
                 int(episode_round),
+                self.hand_size,
+                self.table_size,
+                self.deck_mask,
             ],
             dtype=np.int64,
+        )
+
+
+def _deck_cards(cards: Any) -> tuple[int, ...] | None:
+    """The ``cards`` flag in normal form: a sorted tuple of distinct ids, ``None`` for
+    the full deck (so a variant listing all 52 cards is the full game)."""
+    if cards is None:
+        return None
+    try:
+        seq = check_deck_sequence(cards)
+    except TypeError:
+        if not isinstance(cards, (set, frozenset)):  # a set of cards is fine: order is ours
+            raise FlagTypeError(f"cards must be a sequence of card ids or codes, "
+                                f"got {type(cards).__name__}") from None
+        seq = list(cards)
+    ids = [parse_card(c) for c in seq]
+    dupes = sorted({card_code(c) for c in ids if ids.count(c) > 1})
+    if dupes:
+        raise ValueError(f"cards lists duplicate cards {dupes}")
+    return None if len(ids) == NUM_CARDS else tuple(sorted(ids))
+
+
+def _first_table_possible(r: Rules) -> bool:
+    """Whether some first table passes the initial-table check (§3) with ``r``'s deck:
+    else dealing would redeal for ever."""
+    mask = r.deck_mask
+    jacks = bin(mask & JACK_BITS).count("1")
+    others = r.deck_size - jacks
+    if r.initial_jacks == "redeal":
+        return others >= r.table_size
+    queens, kings = bin(mask & QUEEN_BITS).count("1"), bin(mask & KING_BITS).count("1")
+    return others - max(0, queens - 2) - max(0, kings - 2) >= r.table_size
+
+
+def _check_deal_sizes(r: Rules) -> None:
+    """The deck must split into the first table and whole deals of hands (§3)."""
+    per_deal = r.num_players * r.hand_size
+    dealt = r.deck_size - r.table_size
+    if dealt < per_deal or dealt % per_deal:
+        raise ValueError(
+            f"a deck of {r.deck_size} cards with a first table of {r.table_size} does not "
+            f"split into whole deals of {r.hand_size} cards to each of {r.num_players} seats "
+            f"(deck size - table_size must be a positive multiple of {per_deal})"
+        )
+    if not _first_table_possible(r):
+        raise ValueError(f"no first table of {r.table_size} cards from this deck passes the "
+                         f"initial-table check (initial_jacks={r.initial_jacks!r})")
+    jacks = bin(r.deck_mask & JACK_BITS).count("1")
+    stock = dealt - per_deal
+    if r.initial_jacks == "bury" and r.table_size and jacks and stock < jacks:
+        raise ValueError(
+            f"initial_jacks='bury' puts a jack of the first table back in the stock, which "
+            f"needs a stock of at least {jacks} cards (the deck's jacks) after the first "
+            f"deal, got {stock}; use initial_jacks='redeal'"
         )
 
 
@@ -128,11 +237,20 @@ RULE_FLAGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules) if
 PRESETS: dict[str, dict[str, Any]] = {
     "classic": {},
     "cfr_paper": {"initial_jacks": "redeal", "sur_cancel": False},
+    # small variants keeping Pasur's mechanics (docs/rules.md, "Small variants"): two
+    # deals, so a sur can happen in the first; one jack, a queen pair, numeral pairs
+    # summing to 11, 10D and 2C, an odd number of clubs (no tie for the majority)
+    "mini": {"cards": ("AC", "2C", "5C", "6H", "9D", "10D", "JS", "QH", "QS"),
+             "hand_size": 2, "table_size": 1, "initial_jacks": "redeal"},
+    "small": {"cards": ("AC", "2C", "3C", "5C", "6H", "8C", "9D", "10D", "JS", "QH", "QS"),
+              "hand_size": 2, "table_size": 3, "initial_jacks": "redeal"},
 }
 #: environment options implied by a preset (episode length and payoff)
 PRESET_ENV_DEFAULTS: dict[str, dict[str, str]] = {
     "classic": {},
     "cfr_paper": {"episode": "round", "reward": "diff"},
+    "mini": {"episode": "round", "reward": "diff"},
+    "small": {"episode": "round", "reward": "diff"},
 }
 
 

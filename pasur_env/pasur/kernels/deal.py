@@ -1,4 +1,10 @@
-"""Shuffling and dealing (docs/rules.md §3): rounds, games and the initial-table check."""
+"""Shuffling and dealing (docs/rules.md §3): rounds, games and the initial-table check.
+
+The cards in play are the last ``n`` slots of ``DECK`` (all 52 in the full game; a
+small variant's deck, ``params[P_DECK]``, leaves its other cards in the first ``52 - n``
+slots, out of play as if dealt): the stock is always ``DECK[STOCK_POS:52]``, so the
+last deal, the stock size and the hidden cards read the same columns in every variant.
+"""
 
 from __future__ import annotations
 
@@ -17,8 +23,11 @@ from pasur_env.pasur.kernels.state import (
     LAST_CAP,
     MOVER,
     ORDER,
+    P_DECK,
+    P_HAND_SIZE,
     P_INITIAL_JACKS,
     P_PLAYERS,
+    P_TABLE_SIZE,
     PENDING,
     PHASE,
     PILE,
@@ -35,25 +44,31 @@ from pasur_env.pasur.kernels.state import (
 )
 
 
+@njit(cache=True, inline="always")
+def deck_start(params: np.ndarray) -> int:
+    """Slot of ``DECK`` holding the top card of a fresh deck: 52 minus the cards in play."""
+    return 52 - popcount(params[P_DECK])
+
+
 @njit(cache=True)
-def shuffle(st: np.ndarray, b: int) -> None:
-    """Fisher-Yates over game ``b``'s deck, from its own stream."""
-    for i in range(51, 0, -1):
-        j = random_below(st, b, i + 1)
+def shuffle(st: np.ndarray, b: int, first: int) -> None:
+    """Fisher-Yates over game ``b``'s cards in play (``DECK[first:]``), from its own stream."""
+    for i in range(51, first, -1):
+        j = first + random_below(st, b, i + 1 - first)
         tmp = st[b, DECK + i]
         st[b, DECK + i] = st[b, DECK + j]
         st[b, DECK + j] = tmp
 
 
 @njit(cache=True)
-def deal_hands(st: np.ndarray, b: int, num_players: int) -> None:
-    """Four cards to each seat in turn, starting after the dealer."""
+def deal_hands(st: np.ndarray, b: int, num_players: int, hand_size: int) -> None:
+    """``hand_size`` cards to each seat in turn, starting after the dealer."""
     pos = st[b, STOCK_POS]
     dealer = st[b, DEALER]
     for k in range(num_players):
         seat = (dealer + 1 + k) % num_players
         hand = 0
-        for j in range(4):
+        for j in range(hand_size):
             c = st[b, DECK + pos]
             pos += 1
             hand |= 1 << c
@@ -72,13 +87,13 @@ def _needs_redeal(table: int, bury: bool) -> bool:
 
 
 @njit(cache=True)
-def _bury_jack(st: np.ndarray, b: int, table: int, pos: int) -> int:
+def _bury_jack(st: np.ndarray, b: int, table: int, pos: int, table_size: int) -> int:
     """The top stock card takes the lone jack's place; the jack goes into the stock at a
     uniformly random one of its positions. Returns the new table."""
     jack = lowest(table & JACK_BITS)
     top = st[b, DECK + pos]
     table = (table & ~(1 << jack)) | (1 << top)
-    for i in range(pos - 4, pos):  # keep DECK a permutation: top takes the slot
+    for i in range(pos - table_size, pos):  # keep DECK a permutation: top takes the slot
         if st[b, DECK + i] == jack:
             st[b, DECK + i] = top
     k = random_below(st, b, 52 - pos)  # stock without top has 51 - pos cards
@@ -92,21 +107,23 @@ def _bury_jack(st: np.ndarray, b: int, table: int, pos: int) -> int:
 def first_deal(st: np.ndarray, b: int, params: np.ndarray) -> None:
     """Deal hands and the table, then apply the initial-table check (§3)."""
     num_players = params[P_PLAYERS]
+    table_size = params[P_TABLE_SIZE]
     bury = params[P_INITIAL_JACKS] == 0
+    first = deck_start(params)
     while True:
-        st[b, STOCK_POS] = 0
-        deal_hands(st, b, num_players)
+        st[b, STOCK_POS] = first
+        deal_hands(st, b, num_players, params[P_HAND_SIZE])
         pos = st[b, STOCK_POS]
         table = 0
-        for j in range(4):
+        for j in range(table_size):
             table |= 1 << st[b, DECK + pos + j]
-        pos += 4
+        pos += table_size
         redeal = _needs_redeal(table, bury)
         while not redeal and bury and (table & JACK_BITS):
-            table = _bury_jack(st, b, table, pos)
+            table = _bury_jack(st, b, table, pos, table_size)
             redeal = _needs_redeal(table, bury)
         if redeal:
-            shuffle(st, b)
+            shuffle(st, b, first)
             continue
         st[b, TABLE] = table
         st[b, STOCK_POS] = pos
@@ -125,9 +142,18 @@ def start_round(st: np.ndarray, b: int, params: np.ndarray, shuffle_deck: bool) 
     for p in range(4):
         st[b, HAND + p] = 0
     if shuffle_deck:
-        for i in range(52):  # from a fixed order: the deal depends only on the stream
-            st[b, DECK + i] = i
-        shuffle(st, b)
+        # from a fixed order (the cards out of play, then the deck, ascending): the
+        # deal depends only on the stream
+        deck = params[P_DECK]
+        out, first = 0, deck_start(params)
+        for c in range(52):
+            if (deck >> c) & 1:
+                st[b, DECK + first] = c
+                first += 1
+            else:
+                st[b, DECK + out] = c
+                out += 1
+        shuffle(st, b, deck_start(params))
     first_deal(st, b, params)
     st[b, MOVER] = (st[b, DEALER] + 1) % num_players
     st[b, PHASE] = PLAY

@@ -76,7 +76,8 @@ P_JACK_SUR, P_INITIAL_JACKS, P_CLUBS_POINTS, P_CLUBS_RULE, P_CLUB_TIE, P_EPISODE
     10,
     11,
 )
-NPARAMS = 12
+P_HAND_SIZE, P_TABLE_SIZE, P_DECK = 12, 13, 14  # cards per hand, first table; deck (mask)
+NPARAMS = 15
 
 # ---- step info columns ---------------------------------------------------------------
 I_ROUND_END, I_GAME_END, I_WINNER, I_ACTOR = 0, 1, 2, 3

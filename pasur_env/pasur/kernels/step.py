@@ -32,6 +32,7 @@ from pasur_env.pasur.kernels.state import (
     MOVER,
     NINFO,
     ORDER,
+    P_HAND_SIZE,
     P_PLAYERS,
     PENDING,
     PHASE,
@@ -70,10 +71,11 @@ def _end_turn(
     st[b, SELECTION] = 0
     st[b, TURN] += 1
     st[b, MOVER] = (st[b, MOVER] + 1) % num_players
-    if st[b, TURN] % (4 * num_players) != 0:
+    hand_size = params[P_HAND_SIZE]
+    if st[b, TURN] % (hand_size * num_players) != 0:
         return
     if st[b, STOCK_POS] < 52:
-        deal_hands(st, b, num_players)
+        deal_hands(st, b, num_players, hand_size)
         st[b, DEAL] += 1
         return
     score_round(st, b, params, info, i)
