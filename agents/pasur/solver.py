@@ -146,6 +146,26 @@ def _write_stock(row: np.ndarray, first_hand: int, second_hand: int, rest: int) 
 
 
 @njit(cache=True)
+def _unseen_after(row: np.ndarray, params: np.ndarray, a: int, cards: int,
+                  tmp: np.ndarray, info: np.ndarray) -> int:
+    """Cards of the stock and the next deal once action ``a`` (which ends a deal) is
+    played in ``row``: the cards in play on neither the table nor a pile."""
+    tmp[:] = row
+    K.apply_action(tmp.reshape(1, tmp.shape[0]), 0, a, params, info, 0, False)
+    return cards & ~(tmp[K.TABLE] | tmp[K.PILE] | tmp[K.PILE + 1])
+
+
+@njit(cache=True)
+def _deal_and_apply(row: np.ndarray, params: np.ndarray, a: int, deal: np.ndarray,
+                    unseen: int, info: np.ndarray) -> None:
+    """Play ``a`` (it ends a deal) with the stock ordered so the kernel deals ``deal``
+    (seat 0's cards, seat 1's)."""
+    fs = (row[K.DEALER] + 1) % 2
+    _write_stock(row, deal[fs], deal[1 - fs], unseen & ~(deal[0] | deal[1]))
+    K.apply_action(row.reshape(1, row.shape[0]), 0, a, params, info, 0, False)
+
+
+@njit(cache=True)
 def _trie_child(trie: Any, parents: np.ndarray, kinds: np.ndarray, values: np.ndarray,
                 n_trie: np.ndarray, parent: int, kind: int, value: int) -> int:
     """The trie node of ``parent``'s observation sequence extended by (kind, value)."""
@@ -206,9 +226,7 @@ def _enumerate(root: np.ndarray, params: np.ndarray, cards: int, h: int, t: int,
             if pend == -2:
                 outs = root_deals
             else:
-                tmp[:] = row
-                K.apply_action(tmp.reshape(1, nc), 0, pend, params, info, 0, False)
-                unseen = cards & ~(tmp[K.TABLE] | tmp[K.PILE] | tmp[K.PILE + 1])
+                unseen = _unseen_after(row, params, pend, cards, tmp, info)
                 na = _subsets(unseen, h, sub_a)
                 total = 0
                 for i in range(na):
@@ -276,10 +294,7 @@ def _enumerate(root: np.ndarray, params: np.ndarray, cards: int, h: int, t: int,
                     t1 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
                                      t1, OBS_TABLE, tab)
                 else:
-                    fs = (row[K.DEALER] + 1) % 2
-                    rest = unseen & ~(outs[j, 0] | outs[j, 1])
-                    _write_stock(rows[sp], outs[j, fs], outs[j, 1 - fs], rest)
-                    K.apply_action(rows[sp: sp + 1], 0, pend, params, info, 0, False)
+                    _deal_and_apply(rows[sp], params, pend, outs[j], unseen, info)
                     t0 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
                                      t0, OBS_CARDS, outs[j, 0])
                     t1 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
@@ -322,6 +337,12 @@ def _enumerate(root: np.ndarray, params: np.ndarray, cards: int, h: int, t: int,
     counts[0], counts[1], counts[2], counts[3], counts[4] = (
         n_nodes, n_isets, n_acts, n_deals, n_trie[0])
     return n_nodes
+
+
+def _ranges(counts: np.ndarray) -> np.ndarray:
+    """``0..c-1`` for every ``c`` of ``counts``, concatenated."""
+    ends = np.cumsum(counts)
+    return np.arange(int(ends[-1]) if counts.size else 0) - np.repeat(ends - counts, counts)
 
 
 _NODE_FIELDS = (("kind", np.int8), ("iset", np.int64), ("first", np.int64),
@@ -390,6 +411,22 @@ class GameTree:
             "iset_actions": int(self.iset_actions.shape[0]),
         }
 
+    def parents(self) -> np.ndarray:
+        """Parent of every node (-1 at the root)."""
+        parent = np.full(self.num_nodes, -1, dtype=np.int64)
+        inner = np.flatnonzero(self.nchild > 0)
+        parent[np.repeat(self.first[inner], self.nchild[inner])
+               + _ranges(self.nchild[inner])] = np.repeat(inner, self.nchild[inner])
+        return parent
+
+    def states(self, nodes: np.ndarray) -> np.ndarray:
+        """Engine state rows (n, NCOL) of ``nodes`` (replayed from the root)."""
+        nodes = np.asarray(nodes, dtype=np.int64).reshape(-1)
+        out = np.empty((nodes.shape[0], K.NCOL), dtype=np.int64)
+        _replay_rows(self.root, self.params, self.cards, self.parents(), self.kind,
+                     self.action, self.deal_of, self.deals, nodes, out)
+        return out
+
     def level_order(self) -> tuple[np.ndarray, np.ndarray]:
         """Nodes sorted by depth and the start of each depth in that order."""
         order = np.argsort(self.depth, kind="stable")
@@ -446,17 +483,49 @@ def variant_tree(engine: Any) -> GameTree:
     if rules.initial_jacks != "redeal":
         raise ValueError("the solver deals the first table jack-free: it needs "
                          "initial_jacks='redeal'")
-    cards = getattr(rules, "cards", None)
-    mask = (1 << 52) - 1 if cards is None else sum(1 << int(c) for c in cards)
-    hand, table = int(getattr(rules, "hand_size", 4)), int(getattr(rules, "table_size", 4))
-    deals = (bin(mask).count("1") - table) // (2 * hand)
-    size = math.comb(bin(mask).count("1"), 2 * hand + table)
-    if deals > 3 or size > 10**6:
-        raise ValueError(f"the variant is too large to solve exactly ({deals} deals)")
+    mask, hand, table = rules.deck_mask, rules.hand_size, rules.table_size
+    if rules.deals_per_round > 3 or math.comb(rules.deck_size, 2 * hand + table) > 10**6:
+        raise ValueError(f"the variant is too large to solve exactly ({rules.deck_size} "
+                         f"cards, {rules.deals_per_round} deals)")
     root = engine.state[0].copy()
     for col in (K.HAND, K.HAND + 1, K.TABLE):
         root[col] = 0
     return build_tree(root, engine.params, mask, hand, table, True)
+
+
+@njit(cache=True)
+def _replay_rows(root: np.ndarray, params: np.ndarray, cards: int, parent: np.ndarray,
+                 kind: np.ndarray, action: np.ndarray, deal_of: np.ndarray,
+                 deals: np.ndarray, targets: np.ndarray, out: np.ndarray) -> None:
+    """The state row of every node of ``targets``, replayed from the root along its
+    path with the kernels (the deals written as in the enumeration)."""
+    path = np.empty(256, dtype=np.int64)
+    info = np.zeros((1, K.NINFO), dtype=np.int64)
+    tmp = np.empty(root.shape[0], dtype=np.int64)
+    for i in range(targets.shape[0]):
+        m = 0
+        n = targets[i]
+        while n > 0:
+            path[m] = n
+            m += 1
+            n = parent[n]
+        row = out[i]
+        row[:] = root
+        pend = -1
+        for q in range(m - 1, -1, -1):
+            n = path[q]
+            if deal_of[n] >= 0:
+                d = deals[deal_of[n]]
+                if q == m - 1:
+                    _write_first_deal(row, d[:2], d[2], cards)
+                else:
+                    unseen = _unseen_after(row, params, pend, cards, tmp, info)
+                    _deal_and_apply(row, params, pend, d, unseen, info)
+            elif kind[n] == CHANCE:
+                pend = action[n]
+            else:
+                K.apply_action(row.reshape(1, row.shape[0]), 0, action[n], params, info, 0,
+                               False)
 
 
 # ---- policies, values, best response ---------------------------------------------------
