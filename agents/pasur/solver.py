@@ -387,6 +387,7 @@ class GameTree:
     root: np.ndarray
     params: np.ndarray
     cards: int
+    _parent: np.ndarray | None = dataclasses.field(default=None, repr=False)
 
     @property
     def num_nodes(self) -> int:
@@ -412,11 +413,14 @@ class GameTree:
         }
 
     def parents(self) -> np.ndarray:
-        """Parent of every node (-1 at the root)."""
+        """Parent of every node (-1 at the root); computed once."""
+        if self._parent is not None:
+            return self._parent
         parent = np.full(self.num_nodes, -1, dtype=np.int64)
         inner = np.flatnonzero(self.nchild > 0)
         parent[np.repeat(self.first[inner], self.nchild[inner])
                + _ranges(self.nchild[inner])] = np.repeat(inner, self.nchild[inner])
+        self._parent = parent
         return parent
 
     def states(self, nodes: np.ndarray) -> np.ndarray:
