@@ -494,7 +494,10 @@ def variant_tree(engine: Any) -> GameTree:
     root = engine.state[0].copy()
     for col in (K.HAND, K.HAND + 1, K.TABLE):
         root[col] = 0
-    return build_tree(root, engine.params, mask, hand, table, True)
+    n = rules.deck_size
+    first_deals = math.comb(n, hand) * math.comb(n - hand, hand) * math.comb(n - 2 * hand, table)
+    capacity = 1 << max(16, int(first_deals * 512).bit_length())  # one pass for mini/small
+    return build_tree(root, engine.params, mask, hand, table, True, capacity)
 
 
 @njit(cache=True)
