@@ -748,3 +748,30 @@ class CFRPlus:
     def nash_conv(self) -> dict[str, float]:
         """NashConv of the current average policy."""
         return nash_conv(self.tree, self.average_policy(), self._levels)
+
+
+# ---- policy files ---------------------------------------------------------------------------
+#: params entries that do not change the round a policy was solved for
+_FREE_PARAMS = (K.P_TARGET, K.P_EPISODE_ROUND)
+
+
+def variant_signature(params: np.ndarray) -> np.ndarray:
+    """The rule params that fix a variant's round (target score and episode length
+    masked): a policy file is refused by an engine whose signature differs."""
+    sig = np.asarray(params, dtype=np.int64).copy()
+    sig[list(_FREE_PARAMS)] = 0
+    return sig
+
+
+def save_policy(path: Any, tree: GameTree, policy: np.ndarray, preset: str | None,
+                **extra: Any) -> None:
+    """Write ``policy`` with what an agent needs to play it (``cfr:PATH``): the variant's
+    signature, the information sets' trie keys and actions. ``extra`` arrays (CFR+
+    regrets, sums, iteration) are kept for ``--resume``."""
+    np.savez_compressed(
+        path, policy=_check_policy(tree, policy), signature=variant_signature(tree.params),
+        preset=np.array(preset or "custom"), iset_player=tree.iset_player,
+        iset_first=tree.iset_first, iset_n=tree.iset_n, iset_actions=tree.iset_actions.astype(np.int8),
+        iset_trie=tree.iset_trie, trie_parent=tree.trie_parent,
+        trie_kind=tree.trie_kind.astype(np.int8), trie_value=tree.trie_value,
+        root_dealer=np.array(int(tree.root[K.DEALER])), **extra)
