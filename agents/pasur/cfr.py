@@ -67,7 +67,8 @@ class CFRAgent(Agent):
         self._child_start = np.searchsorted(parent[order], np.arange(parent.size + 1))
         self._kind, self._value = kind, value
         self._games: dict[tuple[int, int, int], dict[str, Any]] = {}
-        self.unknown = 0
+        #: decisions placed in an information set of the policy, and those not placed
+        self.found = self.unknown = 0
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -164,10 +165,15 @@ class CFRAgent(Agent):
             node = self._node(key, row, engine.params, role, seat)
             s = self._iset(node)
             legal = np.flatnonzero(mask[i])
+            if s >= 0 and not np.array_equal(
+                    self.iset_actions[self.iset_first[s]: self.iset_first[s] + self.iset_n[s]],
+                    legal):
+                s = -1  # a key that is not this position's (never expected): played randomly
             if s < 0:
                 self.unknown += 1
                 out[i] = legal[self.rng.integers(legal.size)]
             else:
+                self.found += 1
                 a = self.iset_first[s]
                 acts, probs = self.iset_actions[a: a + self.iset_n[s]], self.policy[a: a + self.iset_n[s]]
                 j = int(np.argmax(probs)) if self.greedy else int(
