@@ -16,7 +16,6 @@ from agents.evaluation.match import evaluate
 from agents.pasur import solver as S
 from agents.registry import build_agent
 from pasur_env import Engine
-from pasur_env.pasur import kernels as K
 
 #: tiny variants: one deal with choices; two deals (a later chance node, surs possible)
 TINY_ONE_DEAL = {"cards": ("AC", "2C", "9D", "10D", "QH"), "hand_size": 2, "table_size": 1}

@@ -91,7 +91,8 @@ def _plot(rows: list[dict[str, float]], out: Path) -> None:
 def _resume(solver: Any, path: Path, signature: np.ndarray) -> float:
     """Load the regrets, sums and iteration of a saved run; return its seconds so far."""
     with np.load(path) as f:
-        if not np.array_equal(f["signature"], signature) or f["regret"].shape != solver.regret.shape:
+        same = np.array_equal(f["signature"], signature)
+        if not same or f["regret"].shape != solver.regret.shape:
             raise SystemExit(f"{path} was solved for another variant: cannot resume it")
         solver.regret[:] = f["regret"]
         solver.avg[:] = f["avg"]
@@ -102,8 +103,8 @@ def _resume(solver: Any, path: Path, signature: np.ndarray) -> float:
 def main(argv: list[str] | None = None) -> Path:
     args = parse_config_args(Args, CONFIGS, argv, "python -m train.cfr", __doc__)
     from agents.evaluation.exploitability import variant_tree
-    from agents.pasur.solver import CFRPlus, save_policy, variant_signature
     from agents.evaluation.progress import Progress
+    from agents.pasur.solver import CFRPlus, save_policy, variant_signature
     from train.common.run_dir import start_run_dir
 
     run_dir = start_run_dir(args, fresh=True)

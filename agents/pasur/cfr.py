@@ -174,8 +174,8 @@ class CFRAgent(Agent):
                 out[i] = legal[self.rng.integers(legal.size)]
             else:
                 self.found += 1
-                a = self.iset_first[s]
-                acts, probs = self.iset_actions[a: a + self.iset_n[s]], self.policy[a: a + self.iset_n[s]]
+                a, n = self.iset_first[s], self.iset_n[s]
+                acts, probs = self.iset_actions[a: a + n], self.policy[a: a + n]
                 j = int(np.argmax(probs)) if self.greedy else int(
                     self.rng.choice(probs.size, p=probs / probs.sum()))
                 out[i] = acts[j]

@@ -771,7 +771,8 @@ def save_policy(path: Any, tree: GameTree, policy: np.ndarray, preset: str | Non
     np.savez_compressed(
         path, policy=_check_policy(tree, policy), signature=variant_signature(tree.params),
         preset=np.array(preset or "custom"), iset_player=tree.iset_player,
-        iset_first=tree.iset_first, iset_n=tree.iset_n, iset_actions=tree.iset_actions.astype(np.int8),
+        iset_first=tree.iset_first, iset_n=tree.iset_n,
+        iset_actions=tree.iset_actions.astype(np.int8),
         iset_trie=tree.iset_trie, trie_parent=tree.trie_parent,
         trie_kind=tree.trie_kind.astype(np.int8), trie_value=tree.trie_value,
         root_dealer=np.array(int(tree.root[K.DEALER])), **extra)
