@@ -156,6 +156,14 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--episode", choices=("game", "round"), default="game")
 
     _add_web_commands(sub)
+    _add_exploitability(sub)
+    ag = sub.add_parser("agents", help="list the registered agent names of a game")
+    _add_game(ag)
+    _add_install_commands(sub)
+    return parser
+
+
+def _add_exploitability(sub: Any) -> None:
     ex = sub.add_parser(
         "exploitability", help="exact best response and NashConv of an agent on a small variant",
         description="Enumerate a small two-player variant's round, read the agent's policy at "
@@ -175,11 +183,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rule flags over the preset, e.g. --rule sur_points=3")
     ex.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
                     help="write the result as JSON to PATH (no PATH or '-': stdout)")
-
-    ag = sub.add_parser("agents", help="list the registered agent names of a game")
-    _add_game(ag)
-    _add_install_commands(sub)
-    return parser
 
 
 def _add_install_commands(sub: Any) -> None:

@@ -166,177 +166,172 @@ def _deal_and_apply(row: np.ndarray, params: np.ndarray, a: int, deal: np.ndarra
 
 
 @njit(cache=True)
-def _trie_child(trie: Any, parents: np.ndarray, kinds: np.ndarray, values: np.ndarray,
-                n_trie: np.ndarray, parent: int, kind: int, value: int) -> int:
-    """The trie node of ``parent``'s observation sequence extended by (kind, value)."""
-    key = (parent, kind, value)
-    if key in trie:
-        return trie[key]
-    i = n_trie[0]
-    if i >= parents.shape[0]:
+def _chance_outcomes(row: np.ndarray, pend: int, root_deals: np.ndarray, params: np.ndarray,
+                     cards: int, h: int, tmp: np.ndarray, info: np.ndarray,
+                     sub_a: np.ndarray, sub_b: np.ndarray) -> tuple[np.ndarray, int]:
+    """A chance node's outcomes, rows (seat 0's cards, seat 1's, table), and the unseen
+    cards a later deal draws from (``pend`` -2: the first deal)."""
+    if pend == -2:
+        return root_deals, 0
+    unseen = _unseen_after(row, params, pend, cards, tmp, info)
+    na = _subsets(unseen, h, sub_a)
+    total = 0
+    for i in range(na):
+        total += _subsets(unseen & ~sub_a[i], h, sub_b)
+    outs = np.zeros((total, 3), dtype=np.int64)
+    fs = (row[K.DEALER] + 1) % 2
+    q = 0
+    for i in range(na):
+        for j in range(_subsets(unseen & ~sub_a[i], h, sub_b)):
+            outs[q, fs], outs[q, 1 - fs] = sub_a[i], sub_b[j]
+            q += 1
+    return outs, unseen
+
+
+@njit(cache=True)
+def _infoset(seat: int, tr: int, k: int, bits: int, off: int, node: int, iset_of: Any,
+             out: Any, cnt: np.ndarray) -> int:
+    """The information set of trie node ``tr`` (made on first sight, with its legal
+    actions); -1 when its buffers are full, -2 when the legal actions disagree."""
+    iset_player, iset_first, iset_n, iset_actions, iset_node, iset_trie = out[10:16]
+    if tr in iset_of:
+        s = iset_of[tr]
+        return s if iset_n[s] == k else -2
+    s, n_acts = cnt[1], cnt[2]
+    if s >= iset_player.shape[0] or n_acts + k > iset_actions.shape[0]:
         return -1
-    trie[key] = i
-    parents[i] = parent
-    kinds[i] = kind
-    values[i] = value
-    n_trie[0] = i + 1
-    return i
+    iset_of[tr] = s
+    iset_player[s], iset_first[s], iset_n[s] = seat, n_acts, k
+    iset_node[s], iset_trie[s] = node, tr
+    for j in range(k):
+        iset_actions[n_acts + j] = off + K.lowest(bits)
+        bits &= bits - 1
+    cnt[1], cnt[2] = s + 1, n_acts + k
+    return s
+
+
+@njit(cache=True)
+def _observe(trie: Any, out: Any, cnt: np.ndarray, tr: np.ndarray, kind: int,
+             v0: int, v1: int) -> None:
+    """Extend both players' trie nodes ``tr`` by an observation (values ``v0``, ``v1``)."""
+    parents, kinds, values = out[16:19]
+    for p in range(2):
+        if tr[p] < 0:
+            continue
+        key = (tr[p], kind, v0 if p == 0 else v1)
+        if key in trie:
+            tr[p] = trie[key]
+            continue
+        i = cnt[4]
+        if i >= parents.shape[0]:
+            tr[p] = -1
+            continue
+        trie[key] = i
+        parents[i], kinds[i], values[i] = key
+        cnt[4] = i + 1
+        tr[p] = i
+
+
+@njit(cache=True)
+def _action_child(row: np.ndarray, a: int, c: int, params: np.ndarray, tmp: np.ndarray,
+                  info: np.ndarray, out: Any) -> int:
+    """Play ``a`` from ``row`` into child ``c``: a terminal (payoff), a chance node when
+    the action ends a deal (``row`` is kept: the deal is enumerated from it; returns
+    ``a``) or the next decision (``row`` advanced). Returns the pending action or -1."""
+    kind, payoff = out[0], out[6]
+    deal_before = row[K.DEAL]
+    tmp[:] = row
+    K.apply_action(tmp.reshape(1, tmp.shape[0]), 0, a, params, info, 0, False)
+    if info[0, K.I_ROUND_END] == 1:
+        kind[c] = TERMINAL
+        payoff[c] = info[0, K.I_POINTS] - info[0, K.I_POINTS + 1]
+        return -1
+    if tmp[K.DEAL] != deal_before:
+        kind[c] = CHANCE
+        return a
+    kind[c] = tmp[K.MOVER]
+    row[:] = tmp
+    return -1
 
 
 @njit(cache=True)
 def _enumerate(root: np.ndarray, params: np.ndarray, cards: int, h: int, t: int,
-               jack_free: bool, cap: int, out: Any) -> int:  # noqa: C901 - one DFS loop
-    """Depth-first enumeration from a round-start row into the arrays of ``out``.
-
-    Returns the number of nodes, -1 when a buffer is full (the caller doubles it), -2
-    when two histories of one information set disagree on the legal actions (a key
-    that is not a real information state: never expected)."""
-    (kind, iset, first, nchild, prob, action, payoff, depth, deal_of, deals,
-     iset_player, iset_first, iset_n, iset_actions, iset_node, iset_trie,
-     trie_parent, trie_kind, trie_value, counts) = out
+               jack_free: bool, cap: int, out: Any) -> int:
+    """Depth-first enumeration from a round-start row into the arrays of ``out``: the
+    number of nodes, -1 when a buffer is full (the caller doubles it), -2 when two
+    histories of one information set disagree on the legal actions (never expected)."""
+    kind, iset, first, nchild, prob, action, _, depth, deal_of, deals = out[:10]
+    cnt = out[19]
+    cnt[:] = 0
+    cnt[0], cnt[4] = 1, 2  # trie nodes 0 and 1: the empty sequences of seats 0 and 1
     trie = Dict.empty(key_type=_KEY, value_type=types.int64)
     iset_of = Dict.empty(key_type=types.int64, value_type=types.int64)
-    n_trie = np.array([2], dtype=np.int64)  # nodes 0 and 1: empty sequences of seats 0, 1
-    trie_parent[0] = trie_parent[1] = -1
-    nc = K.NCOL
+    out[16][0] = out[16][1] = -1
     root_deals = _first_deals(cards, root[K.TABLE], h, t, jack_free, root[K.DEALER])
-    n_root = root_deals.shape[0]
-    stack_cap = n_root + 4096
-    rows = np.empty((stack_cap, nc), dtype=np.int64)
-    s_node = np.empty(stack_cap, dtype=np.int64)
+    stack_cap = root_deals.shape[0] + 4096
+    rows = np.empty((stack_cap, K.NCOL), dtype=np.int64)
+    s_node, s_pend = np.empty(stack_cap, dtype=np.int64), np.empty(stack_cap, dtype=np.int64)
     s_trie = np.empty((stack_cap, 2), dtype=np.int64)
-    s_pending = np.empty(stack_cap, dtype=np.int64)
-    info = np.zeros((1, K.NINFO), dtype=np.int64)
-    tmp = np.empty(nc, dtype=np.int64)
-    sub_a = np.empty(4096, dtype=np.int64)
-    sub_b = np.empty(4096, dtype=np.int64)
-    n_nodes, n_isets, n_acts, n_deals = 1, 0, 0, 0
+    info, tmp = np.zeros((1, K.NINFO), dtype=np.int64), np.empty(K.NCOL, dtype=np.int64)
+    sub_a, sub_b = np.empty(4096, dtype=np.int64), np.empty(4096, dtype=np.int64)
     kind[0], prob[0], action[0], depth[0], deal_of[0] = CHANCE, 1.0, -1, 0, -1
-    rows[0, :] = root
-    s_node[0], s_trie[0, 0], s_trie[0, 1], s_pending[0] = 0, 0, 1, -2
+    rows[0, :], s_node[0], s_trie[0, 0], s_trie[0, 1], s_pend[0] = root, 0, 0, 1, -2
     sp = 1
     while sp:
         sp -= 1
-        node, pend = s_node[sp], s_pending[sp]
-        row = rows[sp].copy()
-        tr0, tr1 = s_trie[sp, 0], s_trie[sp, 1]
-        if kind[node] == CHANCE:
-            # outcomes: (hand seat 0, hand seat 1, table) with their probability
-            unseen = 0
-            if pend == -2:
-                outs = root_deals
-            else:
-                unseen = _unseen_after(row, params, pend, cards, tmp, info)
-                na = _subsets(unseen, h, sub_a)
-                total = 0
-                for i in range(na):
-                    total += _subsets(unseen & ~sub_a[i], h, sub_b)
-                outs = np.empty((total, 3), dtype=np.int64)
-                fs = (row[K.DEALER] + 1) % 2
-                q = 0
-                for i in range(na):
-                    nb = _subsets(unseen & ~sub_a[i], h, sub_b)
-                    for j in range(nb):
-                        outs[q, fs], outs[q, 1 - fs], outs[q, 2] = sub_a[i], sub_b[j], 0
-                        q += 1
+        node, pend, row, tr = s_node[sp], s_pend[sp], rows[sp].copy(), s_trie[sp].copy()
+        chance = kind[node] == CHANCE
+        view = row.reshape(1, K.NCOL)
+        bits, off = K.legal_bits(view, 0), K.action_offset(view, 0)
+        if chance:
+            outs, unseen = _chance_outcomes(row, pend, root_deals, params, cards, h, tmp,
+                                            info, sub_a, sub_b)
             k = outs.shape[0]
-            p = 1.0 / k
         else:
-            bits = K.legal_bits(row.reshape(1, nc), 0)
-            off = K.action_offset(row.reshape(1, nc), 0)
             k = K.popcount(bits)
-            p = 1.0
-        if n_nodes + k > cap or sp + k > stack_cap or n_deals + k > deals.shape[0]:
+        n_nodes = cnt[0]
+        if n_nodes + k > cap or sp + k > stack_cap or cnt[3] + k > deals.shape[0]:
             return -1
         first[node], nchild[node] = n_nodes, k
-        if kind[node] != CHANCE:  # the information set of the player to act
-            seat = kind[node]
-            tr = tr0 if seat == 0 else tr1
-            if tr in iset_of:
-                s = iset_of[tr]
-                if iset_n[s] != k:
-                    return -2
-            else:
-                s = n_isets
-                if s >= iset_player.shape[0] or n_acts + k > iset_actions.shape[0]:
-                    return -1
-                iset_of[tr] = s
-                iset_player[s], iset_first[s], iset_n[s] = seat, n_acts, k
-                iset_node[s], iset_trie[s] = node, tr
-                b = bits
-                for j in range(k):
-                    iset_actions[n_acts + j] = off + K.lowest(b)
-                    b &= b - 1
-                n_acts += k
-                n_isets += 1
+        if not chance:
+            s = _infoset(kind[node], tr[kind[node]], k, bits, off, node, iset_of, out, cnt)
+            if s < 0:
+                return s
             iset[node] = s
-        b = bits if kind[node] != CHANCE else 0
         for j in range(k - 1, -1, -1):  # pushed in reverse: the first child pops first
             c = n_nodes + j
-            depth[c] = depth[node] + 1
-            prob[c] = p
-            iset[c] = -1
+            depth[c], iset[c], deal_of[c], action[c] = depth[node] + 1, -1, -1, -1
+            prob[c], pnd = (1.0 / k if chance else 1.0), -1
             rows[sp, :] = row
-            t0, t1 = tr0, tr1
-            if kind[node] == CHANCE:
-                deal_of[c] = n_deals + j
-                deals[n_deals + j, :] = outs[j]
-                action[c] = -1
+            s_trie[sp, :] = tr
+            if chance:
+                deal_of[c] = cnt[3] + j
+                deals[cnt[3] + j, :] = outs[j]
                 if pend == -2:
                     _write_first_deal(rows[sp], outs[j, :2], outs[j, 2], cards)
-                    t0 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                     t0, OBS_CARDS, outs[j, 0])
-                    t1 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                     t1, OBS_CARDS, outs[j, 1])
-                    tab = rows[sp, K.TABLE]
-                    t0 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                     t0, OBS_TABLE, tab)
-                    t1 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                     t1, OBS_TABLE, tab)
                 else:
                     _deal_and_apply(rows[sp], params, pend, outs[j], unseen, info)
-                    t0 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                     t0, OBS_CARDS, outs[j, 0])
-                    t1 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                     t1, OBS_CARDS, outs[j, 1])
+                _observe(trie, out, cnt, s_trie[sp], OBS_CARDS, outs[j, 0], outs[j, 1])
+                if pend == -2:
+                    tab = rows[sp, K.TABLE]
+                    _observe(trie, out, cnt, s_trie[sp], OBS_TABLE, tab, tab)
                 kind[c] = rows[sp, K.MOVER]
-                pnd = -1
             else:
-                bb = b
+                bb = bits
                 for _ in range(j):
                     bb &= bb - 1
-                a = off + K.lowest(bb)
-                action[c] = a
-                deal_of[c] = -1
-                t0 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                 t0, OBS_ACTION, a)
-                t1 = _trie_child(trie, trie_parent, trie_kind, trie_value, n_trie,
-                                 t1, OBS_ACTION, a)
-                deal_before = rows[sp, K.DEAL]
-                tmp[:] = rows[sp]
-                K.apply_action(tmp.reshape(1, nc), 0, a, params, info, 0, False)
-                pnd = -1
-                if info[0, K.I_ROUND_END] == 1:
-                    kind[c] = TERMINAL
-                    payoff[c] = info[0, K.I_POINTS] - info[0, K.I_POINTS + 1]
-                elif tmp[K.DEAL] != deal_before:
-                    kind[c] = CHANCE  # the kernel deals: enumerate it from the row before
-                    pnd = a
-                else:
-                    kind[c] = tmp[K.MOVER]
-                    rows[sp, :] = tmp
-            if t0 < 0 or t1 < 0:
+                action[c] = off + K.lowest(bb)
+                _observe(trie, out, cnt, s_trie[sp], OBS_ACTION, action[c], action[c])
+                pnd = _action_child(rows[sp], action[c], c, params, tmp, info, out)
+            if s_trie[sp, 0] < 0 or s_trie[sp, 1] < 0:
                 return -1
             if kind[c] != TERMINAL:
-                s_node[sp], s_pending[sp] = c, pnd
-                s_trie[sp, 0], s_trie[sp, 1] = t0, t1
+                s_node[sp], s_pend[sp] = c, pnd
                 sp += 1
-        if kind[node] == CHANCE:
-            n_deals += k
-        n_nodes += k
-    counts[0], counts[1], counts[2], counts[3], counts[4] = (
-        n_nodes, n_isets, n_acts, n_deals, n_trie[0])
-    return n_nodes
+        if chance:
+            cnt[3] += k
+        cnt[0] = n_nodes + k
+    return cnt[0]
 
 
 def _ranges(counts: np.ndarray) -> np.ndarray:
