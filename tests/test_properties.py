@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pasur_env import Engine, Position, Rules
@@ -201,16 +201,17 @@ def model_step(g: Game, a: int, r: Rules, episode: str) -> tuple[Game, dict | No
     g.mover = (g.mover + 1) % P
     if any(g.hands):
         return g, None
-    if g.stock:  # next deal: four cards to each seat, starting after the dealer
+    H = r.hand_size
+    if g.stock:  # next deal: four cards (a variant: H) to each seat, after the dealer
         for k in range(P):
             s = (g.dealer + 1 + k) % P
-            g.hands[s] = mask(g.stock[4 * k:4 * k + 4])
-            g.order[s] = g.stock[4 * k:4 * k + 4]
-        g.stock = g.stock[4 * P:]
+            g.hands[s] = mask(g.stock[H * k:H * k + H])
+            g.order[s] = g.stock[H * k:H * k + H] + [-1] * (4 - H)
+        g.stock = g.stock[H * P:]
         g.deal += 1
         return g, None
     # the count
-    assert g.turn == 48
+    assert g.turn == 48 if r.cards is None else len(r.cards) - r.table_size
     if g.last_cap >= 0:
         g.piles[r.side_of(g.last_cap)] |= g.table
         g.table = 0
@@ -249,7 +250,7 @@ def _capture(g: Game, r: Rules, card: int, taken: int) -> None:
 
 def check_invariants(eng: Engine, b: int, g: Game, lm: np.ndarray) -> None:
     r = eng.rules
-    # all 52 cards exactly once
+    # all 52 cards (a variant: its deck) exactly once
     parts = list(g.hands) + [g.table] + list(g.piles) + [mask(g.stock)]
     assert len(set(g.stock)) == len(g.stock)
     if g.phase == CAPTURE:
@@ -262,7 +263,8 @@ def check_invariants(eng: Engine, b: int, g: Game, lm: np.ndarray) -> None:
     for m in parts:
         assert union & m == 0, f"game {b}: a card is in two places"
         union |= m
-    assert union == ALL, f"game {b}: cards missing {cards_of(ALL & ~union)}"
+    deck = ALL if r.cards is None else mask(r.cards)
+    assert union == deck, f"game {b}: cards missing {cards_of(deck & ~union)}"
     # hand_order agrees with hands
     for s in range(r.num_players):
         listed = [c for c in g.order[s] if c >= 0]
@@ -279,7 +281,8 @@ def check_invariants(eng: Engine, b: int, g: Game, lm: np.ndarray) -> None:
         assert all(52 <= a < 104 for a in legal)
     assert legal == model_legal(g), (b, sorted(legal), sorted(model_legal(g)))
     assert eng.legal_actions(b) == sorted(legal)
-    assert 0 <= g.turn < 48 and 0 <= g.mover < r.num_players
+    turns = 48 if r.cards is None else len(r.cards) - r.table_size
+    assert 0 <= g.turn < turns and 0 <= g.mover < r.num_players
 
 
 def check_round_end(eng: Engine, info, b: int, exp: dict) -> None:
@@ -296,7 +299,10 @@ def check_round_end(eng: Engine, info, b: int, exp: dict) -> None:
     assert bool(info.game_end[b]) == exp["game_end"] and int(info.winner[b]) == exp["winner"]
     if not exp["captured"]:  # the leftovers score for nobody
         return
-    assert sum(clubs) == 13
+    deck = ALL if r.cards is None else mask(r.cards)
+    assert sum(clubs) == popcount(deck & CLUBS)
+    card_points = popcount(deck & ACES) + popcount(deck & JACKS)
+    card_points += 3 * ((deck >> TEN_D) & 1) + 2 * ((deck >> TWO_C) & 1)
     start = [x - y for x, y in zip(scores, pts, strict=True)]
     net = []
     for s in range(S):
@@ -309,9 +315,9 @@ def check_round_end(eng: Engine, info, b: int, exp: dict) -> None:
     award = r.clubs_points if r.clubs_rule == "most" else min(most, 7)
     if n_most > 1 and not (r.club_tie == "third" and S == 3 and n_most == 2):
         award = 0
-    assert sum(pts) == 13 + award + sum(net)
+    assert sum(pts) == card_points + award + sum(net)
     if award == 7 and r.clubs_rule == "most":
-        assert sum(pts) == 20 + sum(net)
+        assert sum(pts) == card_points + 7 + sum(net)
     if r.num_players in (2, 4) and r == Rules(num_players=r.num_players,
                                               target_score=r.target_score):
         assert sum(pts) == 20 + 5 * abs(surs[0] - surs[1])
@@ -326,9 +332,10 @@ def check_new_round(eng: Engine, b: int, g: Game) -> None:
     P = r.num_players
     assert g.phase == PLAY and g.turn == 0 and g.deal == 0 and g.last_cap == -1
     assert g.piles == [0] * r.num_sides and g.surs == [0] * r.num_sides
-    assert len(g.stock) == 52 - 4 * P - 4 and popcount(g.table) == 4
+    n, H, T = (52 if r.cards is None else len(r.cards)), r.hand_size, r.table_size
+    assert len(g.stock) == n - H * P - T and popcount(g.table) == T
     assert g.mover == (g.dealer + 1) % P
-    assert all(popcount(h) == 4 for h in g.hands)
+    assert all(popcount(h) == H for h in g.hands)
     assert g.table & JACKS == 0  # both initial-table rules keep jacks off the first table
     if r.initial_jacks == "bury":
         assert popcount(g.table & (0xF << 44)) < 3 and popcount(g.table & (0xF << 48)) < 3
@@ -437,6 +444,30 @@ def configs(draw, players: int | None = None) -> dict:
     )
 
 
+@st.composite
+def variant_configs(draw) -> dict:
+    """A random small variant (docs/rules.md, "Small variants"): a deck of whole deals
+    drawn from the 52 cards, with random hand and table sizes and rule flags."""
+    cfg = draw(configs())
+    flags = cfg["flags"]
+    P = flags["num_players"]
+    H = draw(st.integers(1, 4))
+    T = draw(st.integers(0, 4))
+    deals = draw(st.integers(1, min(6, (52 - T) // (H * P))))
+    n = T + deals * H * P
+    cards = draw(st.permutations(range(52)))[:n]
+    flags.update(cards=cards, hand_size=H, table_size=T)
+    try:
+        Rules(**flags)
+    except ValueError:  # a deck no first table can come from, or no stock to bury in
+        flags["initial_jacks"] = "redeal"
+    try:
+        Rules(**flags)
+    except ValueError:
+        assume(False)
+    return cfg
+
+
 def random_actions(lm: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     acts = np.empty(len(lm), dtype=np.int64)
     for b in range(len(lm)):
@@ -490,6 +521,12 @@ def playout(cfg: dict, steps: int, oracle_every: int = 0) -> dict:
 def test_random_playouts_match_model(players: int, data) -> None:
     cfg = data.draw(configs(players))
     playout(cfg, steps=240, oracle_every=9)
+
+
+@SETTINGS
+@given(cfg=variant_configs())
+def test_random_variant_playouts_match_model(cfg: dict) -> None:
+    playout(cfg, steps=120, oracle_every=7)
 
 
 def test_playouts_reach_round_and_game_ends() -> None:
@@ -821,6 +858,31 @@ def test_deal_from_given_deck(players, seed, dealer, initial_jacks, jacks_on_tab
         assert [c for c in g.stock if c != jack] == deck[4 * P + 5:]
     # both games of the batch got the same deck
     assert snap(eng, 1).order == g.order
+
+
+@settings(max_examples=40, deadline=None)
+@given(preset=st.sampled_from(["mini", "small"]), order=st.randoms(use_true_random=False),
+       dealer=st.integers(0, 1))
+def test_variant_deal_from_given_deck_is_exact(preset: str, order, dealer: int) -> None:
+    """A variant's deck order deals exactly as given, drawing nothing from the stream,
+    when the first table passes the initial-table check (what a chance node needs)."""
+    eng = Engine(1, seed=5, preset=preset)
+    r = eng.rules
+    deck = list(r.cards)
+    order.shuffle(deck)
+    P, H, T = r.num_players, r.hand_size, r.table_size
+    table = deck[H * P:H * P + T]
+    stream = eng.state[0, K.RNG]
+    eng.reset(deck=deck, dealer=dealer)
+    if any(c // 4 == 10 for c in table):  # redeal: shuffled from the game's stream
+        return
+    assert eng.state[0, K.RNG] == stream
+    g = snap(eng, 0)
+    check_new_round(eng, 0, g)
+    for k in range(P):
+        assert g.order[(dealer + 1 + k) % P][:H] == deck[H * k:H * k + H]
+    assert g.table == mask(table) and g.stock == deck[H * P + T:]
+    assert [int(c) for c in eng.start_decks[0]] == deck
 
 
 def test_buried_jack_position_is_uniform() -> None:

@@ -3,6 +3,7 @@ sizes, and the ``mini`` / ``small`` presets, played by hand from fixed decks."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pasur_env import Engine, Rules, make_rules, parse_card, parse_cards
@@ -85,6 +86,7 @@ def test_clubs_majority_counts_the_deck_clubs_only(
         ({"hand_size": 0}, "hand_size"),
         ({"table_size": 5}, "table_size"),
         ({"hand_size": 3, "num_players": 3}, "whole deals"),
+        ({"hand_size": 2}, "at most 6"),
         ({"cards": MINI.split(), "hand_size": 2, "table_size": 2, "initial_jacks": "redeal"},
          "whole deals"),
         ({"cards": "AC 2C 5C JS QH".split(), "hand_size": 2, "table_size": 1}, "bury"),
@@ -114,3 +116,66 @@ def test_variant_deck_must_hold_the_variants_cards() -> None:
         eng.reset(deck=list(range(52)))
     with pytest.raises(ValueError, match="not in the game's deck"):
         eng.reset(deck="AC 2C 5C 6H 9D 10D JS QH KS")
+
+
+# ---- the envs, the agents and the command line on the variants ----------------------------
+@pytest.mark.parametrize("preset", ["mini", "small"])
+def test_pettingzoo_api_on_variants(preset: str) -> None:
+    from pettingzoo.test import api_test, render_test, seed_test
+
+    from pasur_env import pasur_v0
+
+    api_test(pasur_v0.env(preset=preset), num_cycles=200)
+    seed_test(lambda: pasur_v0.env(preset=preset), num_cycles=200)
+    render_test(lambda render_mode=None: pasur_v0.env(render_mode=render_mode, preset=preset))
+    env = pasur_v0.env(preset=preset)
+    env.reset(seed=0, options={"deck": list(make_rules(preset).cards)})
+    assert env.observation_space(env.agents[0])["observation"].shape == (957,)
+
+
+def test_vector_env_on_mini() -> None:
+    pytest.importorskip("stable_baselines3")
+    pytest.importorskip("sb3_contrib")
+    from agents import make_agent
+    from pasur_env import PasurSingleAgentEnv, PasurVecEnv
+
+    n, seed = 3, 7
+    vec = PasurVecEnv(n, opponent=make_agent("greedy"), seed=seed, preset="mini")
+    singles = [PasurSingleAgentEnv(opponent=make_agent("greedy"), preset="mini")
+               for _ in range(n)]
+    vobs = vec.reset()
+    sobs = [s.reset(seed=seed + i)[0] for i, s in enumerate(singles)]
+    assert np.array_equal(vobs, np.stack(sobs))
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(30):
+        masks = vec.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        vobs, vrew, vdone, vinfos = vec.step(acts)
+        for i, s in enumerate(singles):
+            o, r, term, trunc, info = s.step(int(acts[i]))
+            assert r == vrew[i] and (term or trunc) == vdone[i]
+            if vdone[i]:
+                episodes += 1
+                assert sum(info["round_points"]) >= 14  # the mini deck's 7 + 7 club points
+                o, _ = s.reset()
+            assert np.array_equal(o, vobs[i])
+    assert episodes >= 2 * n  # one-round episodes of 4 learner decisions or so
+
+
+def test_every_registered_agent_plays_mini() -> None:
+    from agents import agent_names
+    from agents.evaluation.match import evaluate
+
+    for name in agent_names("pasur"):
+        spec = f"{name}:budget=4" if "ismcts" in name else name
+        r = evaluate(spec, "random", rounds=8, preset="mini", batch=4, progress=False)
+        assert r.rounds == 8 and r.rules["cards"] == tuple(ids(MINI)), name
+
+
+def test_cli_eval_on_mini(capsys) -> None:
+    from agents.apps.cli import main
+
+    assert main(["eval", "greedy", "random", "--preset", "mini", "--rounds", "200",
+                 "--no-progress"]) == 0
+    assert "greedy (A) vs random (B)" in capsys.readouterr().out

@@ -75,7 +75,8 @@ def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
     p.add_argument("--batch", type=int, default=4096,
                    help="games advanced together (default 4096)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--preset", default=None, help="Pasur rule preset: classic or cfr_paper")
+    p.add_argument("--preset", default=None,
+                   help="Pasur rule preset: classic, cfr_paper, or the small variants mini, small")
     p.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                    help="rule flags, e.g. --rule target_score=31 sur_points=3 (Persian Rummy: "
                    "deals, four_set_double, last_discard_goes_out)")
@@ -137,9 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--episode", choices=("game", "round"), default="game",
                     help="a game to the target score (default) or a single round")
     pl.add_argument("--deck", default=None,
-                    help="first deck: 52 card codes (Persian Rummy: 56), top first "
+                    help="first deck: 52 card codes (a small variant: its cards; Persian "
+                    "Rummy: 56), top first "
                     "(e.g. for practice)")
-    pl.add_argument("--preset", default=None, help="rule preset: classic or cfr_paper")
+    pl.add_argument("--preset", default=None,
+                    help="rule preset: classic, cfr_paper, or the small variants mini, small")
     pl.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags, e.g. --rule target_score=31")
 

@@ -104,14 +104,15 @@ def club_value(me: int, op: int, rem: int, award: float) -> float:
 
 
 @njit(cache=True)
-def hand_size(st: np.ndarray, b: int, seat: int, num_players: int) -> int:
-    """Cards in ``seat``'s hand, from public turn counts (4 minus turns played this deal)."""
-    t = st[b, K.TURN] % (4 * num_players)
+def hand_size(st: np.ndarray, b: int, seat: int, num_players: int, hand: int = 4) -> int:
+    """Cards in ``seat``'s hand, from public turn counts (the ``hand`` cards dealt, 4 but
+    in a small variant, minus turns played this deal)."""
+    t = st[b, K.TURN] % (hand * num_players)
     pos = (seat - st[b, K.DEALER] - 1) % num_players
     played = (t - pos + num_players - 1) // num_players if t > pos else 0
     if st[b, K.PHASE] == K.CAPTURE and st[b, K.MOVER] == seat:
         played += 1  # the pending card has left the hand
-    return 4 - played
+    return hand - played
 
 
 @njit("void(float64[::1], int64, float64)", cache=True)
@@ -174,8 +175,10 @@ def _reply_values(
 
 # ---- the rules, one function each ------------------------------------------------------
 @njit(cache=True)
-def club_standing(st: np.ndarray, b: int, sides: int, side: int) -> tuple[int, int, int]:
-    """(clubs of my side, clubs of the strongest other side, clubs not yet captured)."""
+def club_standing(st: np.ndarray, b: int, sides: int, side: int,
+                  deck_clubs: int = 13) -> tuple[int, int, int]:
+    """(clubs of my side, clubs of the strongest other side, clubs not yet captured, of
+    the ``deck_clubs`` in play)."""
     my_clubs = 0
     op_clubs = 0
     all_clubs = 0
@@ -186,7 +189,7 @@ def club_standing(st: np.ndarray, b: int, sides: int, side: int) -> tuple[int, i
             my_clubs = c
         elif c > op_clubs:
             op_clubs = c
-    return my_clubs, op_clubs, 13 - all_clubs
+    return my_clubs, op_clubs, deck_clubs - all_clubs
 
 
 @njit(cache=True)
@@ -205,17 +208,18 @@ def located_cards(st: np.ndarray, b: int, sides: int, hand: int, unseen: int) ->
 @njit(cache=True)
 def next_hand(
     st: np.ndarray, b: int, P: int, seat: int, final_move: bool, open_hand: bool,
-    located: int, n_unseen: int,
+    located: int, n_unseen: int, hand: int = 4, deck: int = ALL_BITS,
 ) -> tuple[bool, int, int]:
     """The next player's hand as the mover sees it: (a new deal comes first, its known
-    face-up card or -1, how many of its cards are unknown draws from the unseen)."""
-    h = hand_size(st, b, (seat + 1) % P, P)
+    face-up card or -1, how many of its cards are unknown draws from the unseen).
+    ``hand`` and ``deck`` are the cards a deal gives and the cards in play."""
+    h = hand_size(st, b, (seat + 1) % P, P, hand)
     new_deal = h == 0 and not final_move
     if new_deal:
-        h = 4
+        h = hand
     faceup = -1
     if open_hand and not new_deal and h > 0:
-        vis = ALL_BITS & ~located
+        vis = deck & ~located
         if vis:
             faceup = low(vis)
     m = h - (1 if faceup >= 0 else 0)
@@ -407,21 +411,25 @@ def heuristic_scores(
     side = side_of(seat, P)
     hand = st[b, K.HAND + seat]
     unseen = K.hidden_from(st, b, seat, open_hand)
-    my_clubs, op_clubs, rem = club_standing(st, b, S, side)
+    deck = params[K.P_DECK]
+    hand_cards = params[K.P_HAND_SIZE]
+    my_clubs, op_clubs, rem = club_standing(st, b, S, side, popcnt(deck & K.CLUB_BITS))
     award = float(params[K.P_CLUBS_POINTS] if params[K.P_CLUBS_RULE] == 0 else 7)
     award *= hp[H_CLUB]
     v_now = club_value(my_clubs, op_clubs, rem, award)
     last_deal = st[b, K.STOCK_POS] >= 52
     turn = st[b, K.TURN]
-    final_move = turn == K.TURNS_PER_ROUND - 1  # my move ends the round
-    final_reply = turn == K.TURNS_PER_ROUND - 2  # the next player's move ends it
+    turns = K.turns_per_round(params)
+    final_move = turn == turns - 1  # my move ends the round
+    final_reply = turn == turns - 2  # the next player's move ends it
     last_cap = st[b, K.LAST_CAP]
     n_unseen = popcnt(unseen)
     located = located_cards(st, b, S, hand, unseen)
-    new_deal, faceup, m = next_hand(st, b, P, seat, final_move, open_hand, located, n_unseen)
+    new_deal, faceup, m = next_hand(st, b, P, seat, final_move, open_hand, located, n_unseen,
+                                    hand_cards, deck)
     scratch = st[b : b + 1].copy()
     if new_deal:
-        scratch[0, K.STOCK_POS] = min(52, st[b, K.STOCK_POS] + 4 * P)
+        scratch[0, K.STOCK_POS] = min(52, st[b, K.STOCK_POS] + hand_cards * P)
     w = np.zeros(53, dtype=np.float64)
     best_of_draw_weights(n_unseen, m, w)
     ranks = rank_set(unseen)

@@ -71,8 +71,9 @@ each seat's side's points that round) and `scores` (game score per seat after it
 
 `episode="game"`: when after a round some side has at least `target_score` and
 strictly more than every other side (ties play on); `episode="round"`: after one
-round. `max_rounds` truncates. `reset(seed, options={"deck": [52 codes, top first],
-"dealer": d})` fixes the first deck and dealer; the same seed gives the same game.
+round. `max_rounds` truncates. `reset(seed, options={"deck": [52 codes (a small variant,
+`preset="mini"`: its cards), top first], "dealer": d})` fixes the first deck and dealer;
+the same seed gives the same game.
 Another option, or a seed that is no int >= 0, raises before anything changes; if a
 step raises once the game moved (a `human` render), every later call raises
 `RuntimeError` until `reset()` (`docs/environment.md`, "When something fails").

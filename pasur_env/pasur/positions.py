@@ -57,8 +57,9 @@ def engine_from_positions(
 ) -> Engine:
     """Build a batch of games from explicit PLAY-phase positions (search, tests).
 
-    Every position must hold each of the 52 cards exactly once across hands,
-    table, stock and piles, with hand and stock sizes that a real deal produces.
+    Every position must hold each card in play (the 52, or a small variant's deck)
+    exactly once across hands, table, stock and piles, with hand and stock sizes that
+    a real deal produces.
     """
     if len(positions) == 0:
         raise ValueError("from_positions() needs at least one position")
@@ -78,9 +79,10 @@ def engine_from_positions(
     return eng
 
 
-def _parse_position(pos: Position, P: int, S: int) -> tuple[list[list[int]], list[int],
-                                                            list[int], list[list[int]]]:
+def _parse_position(pos: Position, r: Rules) -> tuple[list[list[int]], list[int],
+                                                      list[int], list[list[int]]]:
     """Hands, table, stock and piles of ``pos`` as ids, after the card-count checks."""
+    P, S = r.num_players, r.num_sides
     if len(pos.hands) != P:
         raise ValueError(f"position needs {P} hands, got {len(pos.hands)}")
     if len(pos.piles) != S:
@@ -91,38 +93,41 @@ def _parse_position(pos: Position, P: int, S: int) -> tuple[list[list[int]], lis
     stock = parse_cards(check_deck_sequence(pos.stock))
     piles = [parse_cards(p) for p in pos.piles]
     allc = [c for h in hands for c in h] + table + stock + [c for p in piles for c in p]
-    if sorted(allc) != list(range(52)):
+    deck = r.deck_cards
+    if sorted(allc) != list(deck):
         dup = sorted({card_code(c) for c in allc if allc.count(c) > 1})
-        missing = [card_code(c) for c in range(52) if c not in allc]
+        missing = [card_code(c) for c in deck if c not in allc]
+        foreign = sorted({card_code(c) for c in allc if c not in set(deck)})
+        extra = f", not in the game's deck {foreign}" if foreign else ""
         raise ValueError(
-            f"position must hold every card once: duplicates {dup}, missing {missing}"
+            f"position must hold every card once: duplicates {dup}, missing {missing}{extra}"
         )
-    if any(len(h) > 4 for h in hands):
-        raise ValueError("a hand holds at most 4 cards")
+    if any(len(h) > r.hand_size for h in hands):
+        raise ValueError(f"a hand holds at most {r.hand_size} cards")
     return hands, table, stock, piles
 
 
 def position_row(r: Rules, pos: Position) -> np.ndarray:
     """The state row of ``pos`` under rules ``r`` (``ValueError`` if it cannot occur)."""
-    P, S = r.num_players, r.num_sides
-    hands, table, stock, piles = _parse_position(pos, P, S)
+    P, S, H = r.num_players, r.num_sides, r.hand_size
+    hands, table, stock, piles = _parse_position(pos, r)
     check_dealer(pos.dealer, P)
     check_seed(pos.seed)
     n_stock = len(stock)
-    deals, rem = divmod(48 - n_stock, 4 * P)
+    deals, rem = divmod(r.turns_per_round - n_stock, H * P)
     if rem or deals < 1:
         raise ValueError(f"a stock of {n_stock} cards does not occur with {P} players")
     in_hands = sum(len(h) for h in hands)
     if in_hands == 0:
         raise ValueError("all hands are empty: not a decision point")
-    played = 4 * P - in_hands
+    played = H * P - in_hands
     for k in range(P):
         seat = (pos.dealer + 1 + k) % P
         turns = max(0, -(-(played - k) // P))
-        if len(hands[seat]) != 4 - turns:
+        if len(hands[seat]) != H - turns:
             raise ValueError(
                 f"hand sizes do not match the turn order: seat {seat} should hold "
-                f"{4 - turns} cards after {played} turns of this deal"
+                f"{H - turns} cards after {played} turns of this deal"
             )
     surs = list(pos.surs) if pos.surs is not None else [0] * S
     scores = list(pos.scores) if pos.scores is not None else [0] * S
@@ -148,7 +153,7 @@ def position_row(r: Rules, pos: Position) -> np.ndarray:
     row[K.MOVER] = (pos.dealer + 1 + played) % P
     row[K.PHASE] = K.PLAY
     row[K.PENDING] = -1
-    row[K.TURN] = 48 - n_stock - in_hands
+    row[K.TURN] = r.turns_per_round - n_stock - in_hands
     row[K.DEAL] = deals - 1
     row[K.LAST_CAP] = pos.last_capturer
     row[K.ROUND] = pos.round_index

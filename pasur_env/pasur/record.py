@@ -25,7 +25,7 @@ from pasur_env.core import record as core_record
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_deck
 from pasur_env.pasur.engine import Engine, StepInfo, action_str
-from pasur_env.pasur.rules import RULE_FLAGS, make_rules
+from pasur_env.pasur.rules import make_rules
 
 __all__ = ["FORMAT", "GameRecord", "Replay", "replay", "first_deal_of", "BatchRecorder"]
 
@@ -69,7 +69,7 @@ class GameRecord:
         r = engine.rules
         deck = engine.start_decks[game]
         return cls(
-            rules={k: getattr(r, k) for k in RULE_FLAGS}, episode=engine.episode,
+            rules=r.flags(), episode=engine.episode,
             dealer=int(engine.state[game, K.START_DEALER]),
             stream=int(np.uint64(engine.start_streams[game].view(np.uint64))),
             actions=[], deck=None if deck[0] < 0 else [card_code(int(c)) for c in deck],
@@ -104,7 +104,7 @@ class GameRecord:
         stream = core_record.parse_stream(data["stream"])
         deck = data.get("deck")
         if deck is not None:
-            parse_deck(deck)  # raises naming the problem
+            parse_deck(deck, make_rules(**rules).cards)  # raises naming the problem
         return cls(rules=dict(rules), episode=data["episode"], dealer=data["dealer"],
                    stream=stream, actions=list(acts), deck=deck, deal=data.get("deal"),
                    result=data.get("result"), players=data.get("players"),

@@ -147,6 +147,17 @@ class Rules:
         """Turns (cards played) in one round: every card dealt to a hand (48 in full)."""
         return self.deck_size - self.table_size
 
+    def flags(self) -> dict[str, Any]:
+        """The rule flags as plain JSON values (records, reports): the deck as codes; the
+        variant flags only when set, so the full game's records read as they always did."""
+        out = {name: getattr(self, name) for name in RULE_FLAGS}
+        for name in _VARIANT_FLAGS:
+            if out[name] == _VARIANT_DEFAULTS[name]:
+                del out[name]
+        if self.cards is not None:
+            out["cards"] = [card_code(c) for c in self.cards]
+        return out
+
     def replace(self, **flags: Any) -> Rules:
         """A copy with some flags changed (validated like the constructor)."""
         check_flags(flags)
@@ -218,6 +229,9 @@ def _check_deal_sizes(r: Rules) -> None:
             f"split into whole deals of {r.hand_size} cards to each of {r.num_players} seats "
             f"(deck size - table_size must be a positive multiple of {per_deal})"
         )
+    if dealt // per_deal > MAX_DEALS:
+        raise ValueError(f"a round of {dealt // per_deal} deals is too long: at most "
+                         f"{MAX_DEALS} (the full game's, the size of the observed deal index)")
     if not _first_table_possible(r):
         raise ValueError(f"no first table of {r.table_size} cards from this deck passes the "
                          f"initial-table check (initial_jacks={r.initial_jacks!r})")
@@ -231,7 +245,13 @@ def _check_deal_sizes(r: Rules) -> None:
         )
 
 
+#: deals in a round at most: the full game's 6 (the observation's one-hot deal index)
+MAX_DEALS = 6
+
 RULE_FLAGS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Rules) if f.name != "preset")
+#: the flags of the small variants and their full-game values
+_VARIANT_DEFAULTS: dict[str, Any] = {"cards": None, "hand_size": 4, "table_size": 4}
+_VARIANT_FLAGS = tuple(_VARIANT_DEFAULTS)
 
 #: presets: rule flags, and the environment defaults that go with them
 PRESETS: dict[str, dict[str, Any]] = {

@@ -5,7 +5,9 @@ queens; points: aces, jacks) and its *suit* only for clubs (the clubs award, 2�
 for 10♦. No rule flag reads more. So a relabelling that, rank by rank, permutes the
 diamonds, hearts and spades among themselves, keeping 10♦ where it is, maps every
 position to an equivalent one: the same legal moves (relabelled), the same points,
-the same value for every seat. There are ``6**12 * 2`` (about 4.4e9) of them.
+the same value for every seat. There are ``6**12 * 2`` (about 4.4e9) of them. A small
+variant (``Rules.cards``) also reads which cards are in play: its symmetries exchange
+cards in play only among themselves (pass ``rules``).
 
 A network that reads cards as one-hot planes does not know this: it has to learn
 "7♥ on the table" and "7♠ on the table" separately. Training on randomly relabelled
@@ -53,17 +55,28 @@ _MASK_COLS = [K.HAND + p for p in range(4)] + [K.TABLE, K.SELECTION] + [
 _ID_COLS = np.r_[K.ORDER:K.ORDER + 16, K.DECK:K.DECK + 52, K.PENDING]
 
 
-def random_card_permutations(rng: np.random.Generator, n: int) -> np.ndarray:
+def _groups(rules: Rules | None) -> list[np.ndarray]:
+    """The exchangeable groups of ``rules``: a variant splits each into the cards in play
+    and the others."""
+    if rules is None or rules.cards is None:
+        return _GROUPS
+    deck = np.isin(_IDS, rules.deck_cards)
+    return [g[deck[g] == k] for g in _GROUPS for k in (True, False)]
+
+
+def random_card_permutations(rng: np.random.Generator, n: int,
+                             rules: Rules | None = None) -> np.ndarray:
     """``n`` random symmetries of the rules as int64 ``(n, 52)``: row ``k`` maps card
-    ``c`` to ``perm[k, c]`` (same rank; clubs and 10♦ fixed)."""
+    ``c`` to ``perm[k, c]`` (same rank; clubs and 10♦ fixed; with a small variant's
+    ``rules``, the cards in play among themselves)."""
     perms = np.tile(_IDS, (n, 1))
-    for ids in _GROUPS:
+    for ids in _groups(rules):
         order = np.argsort(rng.random((n, ids.size)), axis=1)
         perms[:, ids] = ids[order]
     return perms
 
 
-def _check_perm(perm: np.ndarray) -> np.ndarray:
+def _check_perm(perm: np.ndarray, rules: Rules | None = None) -> np.ndarray:
     perm = np.asarray(perm)
     if perm.shape != (NUM_CARDS,) or not np.array_equal(np.sort(perm), _IDS):
         raise ValueError(f"perm must be a permutation of the 52 card ids, got shape "
@@ -72,6 +85,10 @@ def _check_perm(perm: np.ndarray) -> np.ndarray:
             or perm[TEN_DIAMONDS] != TEN_DIAMONDS:
         raise ValueError("perm is not a symmetry of the rules: it must keep every card's "
                          "rank, the clubs and 10♦")
+    if rules is not None and rules.cards is not None \
+            and sorted(perm[list(rules.cards)].tolist()) != list(rules.cards):
+        raise ValueError("perm is not a symmetry of the variant: it must map the cards in "
+                         "play (Rules.cards) among themselves")
     return perm.astype(np.int64)
 
 
@@ -103,7 +120,7 @@ def plane_permutation(size: int, offsets: list[int], perm: np.ndarray) -> np.nda
 def observation_permutation(rules: Rules, perm: np.ndarray) -> np.ndarray:
     """Column index that relabels an observation of ``rules`` by card permutation
     ``perm`` (see the module docstring)."""
-    perm = _check_perm(perm)
+    perm = _check_perm(perm, rules)
     layout = observation_layout(rules)
     offsets = [o + 52 * k for name in CARD_PLANE_FIELDS
                for o, size in [layout[name]] for k in range(size // 52)]

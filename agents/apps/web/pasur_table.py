@@ -65,7 +65,7 @@ class PasurForm(BaseModel):
     players: Literal[2, 3, 4] = 2
     seat: int = Field(0, ge=0, le=3)
     opponents: list[str] = Field(default_factory=lambda: ["greedy"], min_length=1, max_length=3)
-    preset: Literal["classic", "cfr_paper"] | None = None
+    preset: Literal["classic", "cfr_paper", "mini", "small"] | None = None
     flags: dict[str, bool | int | str] = Field(default_factory=dict, max_length=16)
     deck: list[str] | None = Field(None, min_length=52, max_length=52)
     dealer: int | None = Field(None, ge=0, le=3)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pasur_env.core.bits import popcount
 from pasur_env.core.compile import njit
 from pasur_env.pasur.cards import (  # noqa: F401 - re-exported: the kernels' card groups
     ACE_BITS,
@@ -55,7 +56,8 @@ NCOL = 94
 #: seats and sides the state has room for
 MAX_SEATS = 4
 MAX_SIDES = 3
-#: turns in a round, for every number of players (docs/rules.md §2)
+#: turns in a round of the full game, for every number of players (docs/rules.md §2; a
+#: small variant has fewer: :func:`turns_per_round`)
 TURNS_PER_ROUND = 48
 
 # ---- phases ----------------------------------------------------------------------
@@ -100,5 +102,13 @@ def is_last_deal(st: np.ndarray, b: int) -> bool:
     """Whether game ``b`` is in the deal that emptied the stock."""
     return st[b, STOCK_POS] >= 52
 
+
+@njit(cache=True, inline="always")
+def turns_per_round(params: np.ndarray) -> int:
+    """Turns in a round of the rules ``params``: every card dealt to a hand (48 in the
+    full game; a small variant's deck less its first table)."""
+    return popcount(params[P_DECK]) - params[P_TABLE_SIZE]
+
+
 #: the constants (upper-case names) and accessors, for ``from .state import *``
-__all__ = [n for n in dir() if n.isupper()] + ["side_of", "is_last_deal"]
+__all__ = [n for n in dir() if n.isupper()] + ["side_of", "is_last_deal", "turns_per_round"]
