@@ -65,7 +65,7 @@ def test_mini_game_by_hand_sur_in_first_deal_none_in_last() -> None:
 def test_clubs_majority_counts_the_deck_clubs_only(
     deck: str, moves: str, clubs: list, club_points: list, points: list
 ) -> None:
-    r = make_rules("small", cards="AC 2C 3C 5C 6H 8S 9D 10D JS QH QS".split())
+    r = make_rules("small", cards="AC 2C 3C 5C 6H 8S 9D 10D JS QH QS".split(), table_size=3)
     eng = Engine(1, seed=0, rules=r, episode="round", auto_reset=False)
     eng.reset(deck=deck)  # seats 0, 1 two cards each, a table of 3, then 2 + 2
     info = play(eng, moves)[-1]
