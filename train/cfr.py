@@ -74,11 +74,13 @@ def _plot(rows: list[dict[str, float]], out: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, key, label in ((axes[0], "iteration", "CFR+ iterations"),
                            (axes[1], "seconds", "wall time (s)")):
         ax.loglog([r[key] for r in rows], [r["nash_conv"] for r in rows], marker=".")
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(label)
         ax.set_ylabel("NashConv (points per round)")
         ax.grid(True, which="both", alpha=0.3)
