@@ -83,13 +83,25 @@ def _subsets(mask: int, k: int, out: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def _comb(n: int, k: int) -> int:
+    """Binomial coefficient (the length of a subset buffer)."""
+    if k < 0 or k > n:
+        return 0
+    r = 1
+    for i in range(min(k, n - k)):
+        r = r * (n - i) // (i + 1)
+    return r
+
+
+@njit(cache=True)
 def _first_deals(cards: int, fixed_table: int, h: int, t: int, jack_free: bool,
                  dealer: int) -> np.ndarray:
     """The first deals as rows ``(hand of seat 0, hand of seat 1, table cards)``."""
     first = (dealer + 1) % 2
-    a = np.empty(4096, dtype=np.int64)
-    b = np.empty(4096, dtype=np.int64)
-    c = np.empty(4096, dtype=np.int64)
+    n = K.popcount(cards)
+    a = np.empty(max(_comb(n, h), 1), dtype=np.int64)
+    b = np.empty(max(_comb(n, h), 1), dtype=np.int64)
+    c = np.empty(max(_comb(n, t), 1), dtype=np.int64)
     na = _subsets(cards, h, a)
     count = 0
     rows = np.empty((0, 3), dtype=np.int64)
@@ -259,7 +271,8 @@ def _enumerate(root: np.ndarray, params: np.ndarray, cards: int, h: int, t: int,
                jack_free: bool, cap: int, out: Any) -> int:
     """Depth-first enumeration from a round-start row into the arrays of ``out``: the
     number of nodes, -1 when a buffer is full (the caller doubles it), -2 when two
-    histories of one information set disagree on the legal actions (never expected)."""
+    histories of one information set disagree on the legal actions (never expected),
+    -3 when the stack of open nodes is full."""
     kind, iset, first, nchild, prob, action, _, depth, deal_of, deals = out[:10]
     cnt = out[19]
     cnt[:] = 0
@@ -273,15 +286,15 @@ def _enumerate(root: np.ndarray, params: np.ndarray, cards: int, h: int, t: int,
     s_node, s_pend = np.empty(stack_cap, dtype=np.int64), np.empty(stack_cap, dtype=np.int64)
     s_trie = np.empty((stack_cap, 2), dtype=np.int64)
     info, tmp = np.zeros((1, K.NINFO), dtype=np.int64), np.empty(K.NCOL, dtype=np.int64)
-    sub_a, sub_b = np.empty(4096, dtype=np.int64), np.empty(4096, dtype=np.int64)
+    m = max(_comb(K.popcount(cards), h), 1)
+    sub_a, sub_b = np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64)
     kind[0], prob[0], action[0], depth[0], deal_of[0] = CHANCE, 1.0, -1, 0, -1
     rows[0, :], s_node[0], s_trie[0, 0], s_trie[0, 1], s_pend[0] = root, 0, 0, 1, -2
     sp = 1
     while sp:
         sp -= 1
         node, pend, row, tr = s_node[sp], s_pend[sp], rows[sp].copy(), s_trie[sp].copy()
-        chance = kind[node] == CHANCE
-        view = row.reshape(1, K.NCOL)
+        chance, view = kind[node] == CHANCE, row.reshape(1, K.NCOL)
         bits, off = K.legal_bits(view, 0), K.action_offset(view, 0)
         if chance:
             outs, unseen = _chance_outcomes(row, pend, root_deals, params, cards, h, tmp,
@@ -290,8 +303,8 @@ def _enumerate(root: np.ndarray, params: np.ndarray, cards: int, h: int, t: int,
         else:
             k = K.popcount(bits)
         n_nodes = cnt[0]
-        if n_nodes + k > cap or sp + k > stack_cap or cnt[3] + k > deals.shape[0]:
-            return -1
+        if sp + k > stack_cap or n_nodes + k > cap or cnt[3] + k > deals.shape[0]:
+            return -3 if sp + k > stack_cap else -1
         first[node], nchild[node] = n_nodes, k
         if not chance:
             s = _infoset(kind[node], tr[kind[node]], k, bits, off, node, iset_of, out, cnt)
@@ -459,6 +472,8 @@ def build_tree(root: np.ndarray, params: np.ndarray, cards: int, hand_size: int,
                        bool(jack_free_table), cap, out)
         if n == -2:
             raise RuntimeError("information-set key gave two different sets of legal actions")
+        if n == -3:
+            raise ValueError("the variant's tree is too wide to enumerate (stack overflow)")
         if n >= 0:
             break
         cap *= 2
@@ -501,7 +516,7 @@ def _replay_rows(root: np.ndarray, params: np.ndarray, cards: int, parent: np.nd
                  deals: np.ndarray, targets: np.ndarray, out: np.ndarray) -> None:
     """The state row of every node of ``targets``, replayed from the root along its
     path with the kernels (the deals written as in the enumeration)."""
-    path = np.empty(256, dtype=np.int64)
+    path = np.empty(1024, dtype=np.int64)
     info = np.zeros((1, K.NINFO), dtype=np.int64)
     tmp = np.empty(root.shape[0], dtype=np.int64)
     for i in range(targets.shape[0]):
