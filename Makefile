@@ -7,7 +7,8 @@ PIP_INSTALL := $(PIP) install --disable-pip-version-check -c constraints.txt
 PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
-	test-browser rllib test-rllib train-rllib marl test-marl test-lowest test-wheel clean
+	test-browser test-openspiel rllib test-rllib train-rllib marl test-marl test-lowest \
+	test-wheel clean
 
 venv: $(VENV)/.installed-dev
 
@@ -20,7 +21,7 @@ $(BIN)/python:
 # Stamps: reinstall only when the project metadata or the pins change. The extras are the
 # runtime ones; the tools come from pyproject's dependency groups (pip >= 25.1).
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP_INSTALL) -e ".[train,web]" --group dev --group browser --group dist
+	$(PIP_INSTALL) -e ".[train,web,openspiel]" --group dev --group browser --group dist
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml constraints.txt | $(BIN)/python
@@ -98,6 +99,21 @@ test-browser: venv chromium
 	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
 	  echo "ERROR: the browser tests did not all run" >&2; exit 1; fi; \
 	exit $$rc
+
+# $(call pytest_none_skipped,PYTHON,PYTEST ARGS,WHAT): run pytest, show its output, and
+# fail when any test was skipped or none ran.
+define pytest_none_skipped
+	@out=$$($(1) -m pytest $(2) 2>&1); rc=$$?; \
+	echo "$$out"; \
+	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
+	  echo "ERROR: $(3) did not all run" >&2; exit 1; fi; \
+	exit $$rc
+endef
+
+# Only the OpenSpiel tests (the games, the playthroughs, the openspiel:BOT agents), and a
+# failure if any of them is skipped (they skip when the openspiel extra is missing).
+test-openspiel: venv
+	$(call pytest_none_skipped,$(BIN)/python,-rs -p no:cacheprovider -W ignore tests/test_openspiel.py,the OpenSpiel tests)
 
 # Ray RLlib in its own venv: ray[rllib] 2.60 pins gymnasium 1.2.2 (constraints-rllib.txt),
 # the main venv keeps gymnasium 1.4.0 (constraints.txt).

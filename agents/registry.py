@@ -12,7 +12,9 @@ on the spec string and a factory that receives the spec. Built in:
   (``*.npz``), RLlib checkpoints (``rllib:PATH``, needs the Ray venv) and CFR
   policies of small variants (``cfr:PATH``, written by ``train.cfr``);
 * Persian Rummy: ``random``, ``greedy``, ``rollout``; the loader for saved SB3 models
-  (``*.zip``, written by ``train.rummy_ppo``).
+  (``*.zip``, written by ``train.rummy_ppo``);
+* both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
+  Python search bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 
 ::
 
@@ -149,14 +151,17 @@ def parse_value(text: str) -> Any:
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``"ismcts:budget=200,rollouts=4"`` into ``("ismcts", {"budget": 200, ...})``.
+    """Split ``"ismcts:budget=200,rollouts=4"`` into ``("ismcts", {"budget": 200, ...})``
+    (and ``"openspiel:ismcts:max_time=0.5"`` into ``("openspiel:ismcts", {...})``).
 
     Values go through :func:`parse_value`. A spec without ``:key=value`` options (a
     name or a path) is returned unchanged.
     """
-    name, sep, rest = spec.partition(":")
-    if not sep or "=" not in rest:
+    head, eq, _ = spec.partition("=")
+    if not eq or ":" not in head:
         return spec.strip(), {}
+    # the options follow the last ":" before the first "=": names may hold ":" too
+    name, rest = spec[: head.rindex(":")], spec[head.rindex(":") + 1:]
     kwargs: dict[str, Any] = {}
     for item in rest.split(","):
         if not item.strip():
@@ -312,3 +317,18 @@ def _load_cfr(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
 
 
 register_loader(lambda spec: spec.lower().startswith("cfr:"), _load_cfr)
+
+
+def _load_openspiel(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+    """``openspiel:BOT``: OpenSpiel's Python search bot ``BOT`` (``mcts``, ``ismcts``;
+    ``agents.learned.openspiel_bot``, needs the ``openspiel`` extra). A spec, not a name:
+    like ``rllib:PATH`` it is not listed by :func:`agent_names`, so tools that offer every
+    registered name (the web table) do not offer these slow Python searches."""
+    from agents.learned.openspiel_bot import PREFIX, OpenSpielBotAgent
+
+    return OpenSpielBotAgent(spec[len(PREFIX):].strip().lower(), seed=seed, **kwargs)
+
+
+for _game_id in GAME_IDS:
+    register_loader(lambda spec: spec.lower().startswith("openspiel:"), _load_openspiel,
+                    game=_game_id)

@@ -3,7 +3,8 @@
 The core install (numpy, numba, gymnasium, pettingzoo) runs the games, the envs and the
 compiled agents; the rest comes with an extra: ``train`` (torch, SB3, the vector envs,
 the training scripts, the ``ppo`` agent), ``web`` (``pasur serve``), ``rllib`` (Ray
-RLlib agents and training, in a virtual environment of their own). Wherever such a
+RLlib agents and training, in a virtual environment of their own), ``openspiel`` (the
+OpenSpiel games and the ``openspiel:BOT`` agents). Wherever such a
 module is missing, the user reads one line naming the extra and the ``pip install``
 command, not a traceback ending in ``No module named 'tyro'``:
 :func:`missing_extra` makes that error, :func:`as_missing_extra` recognises a
@@ -38,6 +39,8 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "fastapi": "web",
     "uvicorn": "web",
     "ray": "rllib",
+    "pyspiel": "openspiel",
+    "open_spiel": "openspiel",
 }
 
 #: said after the install command of an extra

@@ -77,26 +77,34 @@ def deal_hands(st: np.ndarray, b: int, num_players: int, hand_size: int) -> None
     st[b, STOCK_POS] = pos
 
 
+#: verdicts of :func:`table_check` on a first table (§3)
+TABLE_OK, TABLE_REDEAL, TABLE_BURY = 0, 1, 2
+
+
 @njit(cache=True)
-def _needs_redeal(table: int, bury: bool) -> bool:
-    """The redeal condition of the initial-table check (§3)."""
+def table_check(table: int, bury: bool) -> int:
+    """The initial-table check (§3) of a first table: :data:`TABLE_REDEAL` (reshuffle and
+    deal again), :data:`TABLE_BURY` (bury its lone jack) or :data:`TABLE_OK`."""
     jacks = popcount(table & JACK_BITS)
     if not bury:
-        return jacks > 0
-    return jacks >= 2 or popcount(table & QUEEN_BITS) >= 3 or popcount(table & KING_BITS) >= 3
+        return TABLE_REDEAL if jacks > 0 else TABLE_OK
+    if jacks >= 2 or popcount(table & QUEEN_BITS) >= 3 or popcount(table & KING_BITS) >= 3:
+        return TABLE_REDEAL
+    return TABLE_BURY if jacks else TABLE_OK
 
 
 @njit(cache=True)
-def _bury_jack(st: np.ndarray, b: int, table: int, pos: int, table_size: int) -> int:
-    """The top stock card takes the lone jack's place; the jack goes into the stock at a
-    uniformly random one of its positions. Returns the new table."""
+def bury_jack_at(st: np.ndarray, b: int, table: int, pos: int, table_size: int, k: int) -> int:
+    """The top stock card takes the lone jack's place; the jack goes into the stock at
+    position ``k`` (0 = on top; the stock without the top card has ``51 - pos`` cards, so
+    ``0 <= k <= 51 - pos``). Returns the new table. The engine draws ``k`` uniformly;
+    the OpenSpiel game makes it a chance node."""
     jack = lowest(table & JACK_BITS)
     top = st[b, DECK + pos]
     table = (table & ~(1 << jack)) | (1 << top)
     for i in range(pos - table_size, pos):  # keep DECK a permutation: top takes the slot
         if st[b, DECK + i] == jack:
             st[b, DECK + i] = top
-    k = random_below(st, b, 52 - pos)  # stock without top has 51 - pos cards
     for i in range(k):
         st[b, DECK + pos + i] = st[b, DECK + pos + 1 + i]
     st[b, DECK + pos + k] = jack
@@ -104,25 +112,33 @@ def _bury_jack(st: np.ndarray, b: int, table: int, pos: int, table_size: int) ->
 
 
 @njit(cache=True)
+def first_table(st: np.ndarray, b: int, params: np.ndarray) -> int:
+    """Deal the hands and the table cards from the deck's first slot; the table as a mask
+    (STOCK_POS is left after the hands)."""
+    st[b, STOCK_POS] = deck_start(params)
+    deal_hands(st, b, params[P_PLAYERS], params[P_HAND_SIZE])
+    pos = st[b, STOCK_POS]
+    table = 0
+    for j in range(params[P_TABLE_SIZE]):
+        table |= 1 << st[b, DECK + pos + j]
+    return table
+
+
+@njit(cache=True)
 def first_deal(st: np.ndarray, b: int, params: np.ndarray) -> None:
     """Deal hands and the table, then apply the initial-table check (§3)."""
-    num_players = params[P_PLAYERS]
     table_size = params[P_TABLE_SIZE]
     bury = params[P_INITIAL_JACKS] == 0
     first = deck_start(params)
     while True:
-        st[b, STOCK_POS] = first
-        deal_hands(st, b, num_players, params[P_HAND_SIZE])
-        pos = st[b, STOCK_POS]
-        table = 0
-        for j in range(table_size):
-            table |= 1 << st[b, DECK + pos + j]
-        pos += table_size
-        redeal = _needs_redeal(table, bury)
-        while not redeal and bury and (table & JACK_BITS):
-            table = _bury_jack(st, b, table, pos, table_size)
-            redeal = _needs_redeal(table, bury)
-        if redeal:
+        table = first_table(st, b, params)
+        pos = st[b, STOCK_POS] + table_size
+        verdict = table_check(table, bury)
+        while verdict == TABLE_BURY:
+            k = random_below(st, b, 52 - pos)  # 52 - pos places in the stock
+            table = bury_jack_at(st, b, table, pos, table_size, k)
+            verdict = table_check(table, bury)
+        if verdict == TABLE_REDEAL:
             shuffle(st, b, first)
             continue
         st[b, TABLE] = table
