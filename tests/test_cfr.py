@@ -222,3 +222,25 @@ def test_agent_rebuilds_the_information_sets(flags: dict, tmp_path) -> None:
     agent = CFRAgent(tmp_path / "p.npz", seed=1)
     evaluate(agent, "greedy", rounds=200, preset="mini", seed=3, progress=False, **flags)
     assert agent.unknown == 0 and agent.found > 0
+
+
+def test_agrees_with_openspiel() -> None:
+    """OpenSpiel's nash_conv and CFRPlusSolver on the python_pasur game of the same tiny
+    variant (it deals card by card) give the solver's numbers."""
+    pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (openspiel extra)")
+    import pasur_env.openspiel  # noqa: F401 - registers python_pasur
+    from open_spiel.python import policy as os_policy
+    from open_spiel.python.algorithms import cfr, exploitability as os_exploitability
+
+    flags = {**TINY_ONE_DEAL, "cards": " ".join(TINY_ONE_DEAL["cards"])}
+    game = pyspiel.load_game("python_pasur", {"preset": "mini", **flags})
+    tree = S.variant_tree(_engine(TINY_ONE_DEAL))
+    uniform = os_exploitability.nash_conv(game, os_policy.UniformRandomPolicy(game))
+    assert uniform == pytest.approx(S.nash_conv(tree, S.uniform_policy(tree))["nash_conv"])
+    theirs = cfr.CFRPlusSolver(game)
+    for _ in range(5):
+        theirs.evaluate_and_update_policy()
+    ours = S.CFRPlus(tree)
+    ours.run(5)
+    assert os_exploitability.nash_conv(game, theirs.average_policy()) == pytest.approx(
+        ours.nash_conv()["nash_conv"])
