@@ -228,9 +228,11 @@ def test_agrees_with_openspiel() -> None:
     """OpenSpiel's nash_conv and CFRPlusSolver on the python_pasur game of the same tiny
     variant (it deals card by card) give the solver's numbers."""
     pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (openspiel extra)")
-    import pasur_env.openspiel  # noqa: F401 - registers python_pasur
     from open_spiel.python import policy as os_policy
-    from open_spiel.python.algorithms import cfr, exploitability as os_exploitability
+    from open_spiel.python.algorithms import cfr
+    from open_spiel.python.algorithms import exploitability as os_exploitability
+
+    import pasur_env.openspiel  # noqa: F401 - registers python_pasur
 
     flags = {**TINY_ONE_DEAL, "cards": " ".join(TINY_ONE_DEAL["cards"])}
     game = pyspiel.load_game("python_pasur", {"preset": "mini", **flags})
