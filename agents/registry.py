@@ -9,7 +9,8 @@ on the spec string and a factory that receives the spec. Built in:
 * Pasur: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo`` (the shipped
   MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring network,
   alone or guiding search); loaders for saved SB3 models (``*.zip``), saved networks
-  (``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv);
+  (``*.npz``), RLlib checkpoints (``rllib:PATH``, needs the Ray venv) and CFR
+  policies of small variants (``cfr:PATH``, written by ``train.cfr``);
 * Persian Rummy: ``random``, ``greedy``, ``rollout``; the loader for saved SB3 models
   (``*.zip``, written by ``train.rummy_ppo``);
 * both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
@@ -306,6 +307,16 @@ def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
 
 
 register_loader(lambda spec: spec.lower().startswith("rllib:"), _load_rllib)
+
+
+def _load_cfr(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+    """A policy solved by ``train.cfr`` on a small variant (``cfr:PATH``)."""
+    from agents.pasur.cfr import CFRAgent
+
+    return CFRAgent(spec[len("cfr:"):], seed=seed, **kwargs)
+
+
+register_loader(lambda spec: spec.lower().startswith("cfr:"), _load_cfr)
 
 
 def _load_openspiel(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:

@@ -10,6 +10,7 @@
     pasur demo --players 3
     pasur serve --port 8000
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
+    pasur exploitability heuristic --preset mini     # exact best response, NashConv
     pasur agents
     pasur warmup              # compile every kernel ahead (first run only)
     pasur doctor              # versions, where the packages come from, the kernel cache
@@ -155,10 +156,33 @@ def build_parser() -> argparse.ArgumentParser:
     de.add_argument("--episode", choices=("game", "round"), default="game")
 
     _add_web_commands(sub)
+    _add_exploitability(sub)
     ag = sub.add_parser("agents", help="list the registered agent names of a game")
     _add_game(ag)
     _add_install_commands(sub)
     return parser
+
+
+def _add_exploitability(sub: Any) -> None:
+    ex = sub.add_parser(
+        "exploitability", help="exact best response and NashConv of an agent on a small variant",
+        description="Enumerate a small two-player variant's round, read the agent's policy at "
+        "every information set and compute each player's exact best response to it: "
+        "NashConv in points of the round's point difference (docs/exploitability.md).",
+    )
+    ex.add_argument("agent", help="agent spec (random, greedy, heuristic, ismcts:budget=50, "
+                    "cfr:PATH, ...)")
+    ex.add_argument("--preset", default="mini", help="the variant: mini (default) or small")
+    ex.add_argument("--seat", type=int, choices=(0, 1), default=None,
+                    help="the agent plays only this seat: the other seat's best response")
+    ex.add_argument("--samples", type=int, default=1,
+                    help="calls per information set; >1 estimates a stochastic agent's mixed "
+                    "policy from the frequencies (default 1: the pure policy of --seed)")
+    ex.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")
+    ex.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
+                    help="rule flags over the preset, e.g. --rule sur_points=3")
+    ex.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
+                    help="write the result as JSON to PATH (no PATH or '-': stdout)")
 
 
 def _add_install_commands(sub: Any) -> None:
@@ -254,7 +278,7 @@ def _refusal(args: argparse.Namespace) -> str | None:
     ones the game takes (:func:`agents.evaluation.match.setup`).
     """
     game = getattr(args, "game", "pasur")
-    if args.command in ("replay", "warmup", "doctor", "serve"):
+    if args.command in ("replay", "warmup", "doctor", "serve", "exploitability"):
         return None
     if game == "pasur" and args.command == "play":
         return None
@@ -284,6 +308,17 @@ def _eval(args: argparse.Namespace) -> int:
         mode=args.mode, games=args.games, batch=args.batch, progress=not args.no_progress,
         preset=args.preset, save_games=args.save_games, game=args.game, **_rules(args.rule),
     )
+    out = _text_stream(args)
+    print(res.summary(), file=out)
+    _write_json(res, args, out)
+    return 0
+
+
+def _exploitability(args: argparse.Namespace) -> int:
+    from agents.evaluation.exploitability import exploitability
+
+    res = exploitability(args.agent, preset=args.preset, seat=args.seat, samples=args.samples,
+                         seed=args.seed, **_rules(args.rule))
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)
@@ -405,7 +440,7 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 #: commands that play games: they say on stderr when they compile kernels (first run)
-_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay")
+_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay", "exploitability")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -414,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
                "serve": _serve, "replay": _replay, "agents": _agents, "warmup": _warmup,
-               "doctor": _doctor}
+               "doctor": _doctor, "exploitability": _exploitability}
     refusal = _refusal(args)
     if refusal is not None:
         print(f"pasur {args.command}: error: {refusal}", file=sys.stderr)
