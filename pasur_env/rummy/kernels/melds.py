@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from pasur_env.core.bits import highest, lowest, popcount
 from pasur_env.core.compile import njit
-from pasur_env.rummy.cards import JOKER_BITS, RUN_POS, VALUE_OF
+from pasur_env.rummy.cards import JOKER_BITS, VALUE_OF
 
 #: the cards of one suit (bit 4r + s for every rank r), shifted left by the suit index
 SUIT0_BITS = sum(1 << (4 * r) for r in range(13))
+#: the 52 ordinary cards (no jokers)
+ORDINARY_BITS = (1 << 52) - 1
 _VALUE = VALUE_OF.copy()
-_RUN_POS = RUN_POS.copy()
 
 
 @njit(cache=True, inline="always")
@@ -36,14 +37,46 @@ def mask_value(m: int) -> int:
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def suit_ranks(m: int, s: int) -> int:
+    """The ranks (A -> bit 0 ... K -> bit 12) of the suit-``s`` cards of ``m``.
+
+    Card ``4r + s`` moves to bit ``r`` by four shift-and-mask steps (each halves the gaps
+    between the kept bits) instead of a loop over the 13 ranks: the meld tests run in
+    every legal-action check.
+    """
+    x = (m >> s) & SUIT0_BITS
+    x = (x | (x >> 3)) & 0x0303030303030303
+    x = (x | (x >> 6)) & 0x000F000F000F000F
+    x = (x | (x >> 12)) & 0x000000FF000000FF
+    return (x | (x >> 24)) & 0xFFFF
+
+
+@njit(cache=True, inline="always")
 def run_places(m: int, s: int) -> int:
     """The run places (2 -> bit 0 ... A -> bit 12) of the suit-``s`` cards of ``m``."""
-    out = 0
-    for r in range(13):
-        if (m >> (4 * r + s)) & 1:
-            out |= 1 << _RUN_POS[4 * r + s]
-    return out
+    r = suit_ranks(m, s)
+    return (r >> 1) | ((r & 1) << 12)
+
+
+@njit(cache=True, inline="always")
+def card_at(s: int, place: int) -> int:
+    """The card of suit ``s`` at run place ``place`` (place 12 is the ace, rank 0)."""
+    return 4 * ((place + 1) % 13) + s
+
+
+@njit(cache=True, inline="always")
+def to_places(m: int) -> int:
+    """The ordinary cards of ``m`` in the *place layout*: card of suit ``s`` at run place
+    ``p`` -> bit ``4p + s`` (the aces move above the kings), so the next card of a run
+    is always 4 bits up, in every suit at once."""
+    return ((m & ORDINARY_BITS) >> 4) | ((m & 0xF) << 48)
+
+
+@njit(cache=True, inline="always")
+def from_places(p: int) -> int:
+    """The cards of a place-layout mask (the inverse of :func:`to_places`)."""
+    return ((p & ((1 << 48) - 1)) << 4) | (p >> 48)
 
 
 @njit(cache=True)
@@ -55,14 +88,13 @@ def is_meld(m: int) -> bool:
     if m & JOKER_BITS:
         return m == (m & JOKER_BITS)
     c = lowest(m)
-    if (m & rank_bits(c // 4)) == m:
+    if (m & rank_bits(c >> 2)) == m:
         return True
-    s = c % 4
-    if (m & (SUIT0_BITS << s)) != m:
+    if (m & (SUIT0_BITS << (c & 3))) != m:
         return False
-    p = run_places(m, s)
-    p >>= lowest(p)
-    return (p & (p + 1)) == 0
+    p = to_places(m)  # one suit: consecutive places are 4 bits apart
+    ends = p & ~(p >> 4)  # the top place of each block
+    return (ends & (ends - 1)) == 0
 
 
 @njit(cache=True)
@@ -71,35 +103,68 @@ def can_complete(q: int, avail: int) -> bool:
 
     This is the one "can this still become a meld" test: picks must pass it (with
     ``avail`` the hand cards above the last pick), and a discard-pile draw passes it
-    with ``q`` = the target and ``avail`` = the hand plus the cards taken.
+    with ``q`` = the target and ``avail`` = the hand plus the cards taken. A run is
+    possible when ``avail`` fills the places between ``q``'s lowest and highest and the
+    block of places around them is 3 long: with fewer than 3 places spanned, one or two
+    neighbours are tested (in the place layout, :func:`to_places`) instead of walking
+    the block.
     """
     a = q | avail
     if q & JOKER_BITS:
         return q == (q & JOKER_BITS) and popcount(a & JOKER_BITS) >= 3
     c = lowest(q)
-    rb = rank_bits(c // 4)
+    rb = rank_bits(c >> 2)
     if (q & rb) == q and popcount(a & rb) >= 3:
         return True
-    s = c % 4
-    if (q & (SUIT0_BITS << s)) != q:
+    suit = SUIT0_BITS << (c & 3)
+    if (q & suit) != q:
         return False
-    pa = run_places(a & ~JOKER_BITS, s)
-    pq = run_places(q, s)
+    pa = to_places(a) & suit
+    pq = to_places(q)
     lo, hi = lowest(pq), highest(pq)
-    span = ((1 << (hi + 1)) - 1) & ~((1 << lo) - 1)
+    span = ((1 << (hi + 1)) - (1 << lo)) & suit
     if (pa & span) != span:
         return False
-    while lo > 0 and (pa >> (lo - 1)) & 1:
-        lo -= 1
-    while hi < 12 and (pa >> (hi + 1)) & 1:
-        hi += 1
-    return hi - lo + 1 >= 3
+    if hi - lo >= 8:
+        return True
+    below1 = ((pa << 8) >> (lo + 4)) & 1  # place lo - 1 (0 below place 0)
+    above1 = (pa >> (hi + 4)) & 1
+    if hi > lo:
+        return below1 + above1 >= 1
+    below2 = ((pa << 8) >> lo) & 1
+    above2 = (pa >> (hi + 8)) & 1
+    return (below1 & below2) + (below1 & above1) + (above1 & above2) >= 1
 
 
 @njit(cache=True, inline="always")
 def extends(meld: int, c: int) -> bool:
     """Whether card ``c`` laid off on ``meld`` leaves a valid meld."""
     return is_meld(meld | (1 << c))
+
+
+@njit(cache=True)
+def meld_ext(m: int) -> int:
+    """The cards that extend the valid meld ``m``: ``{c not in m : is_meld(m | c)}``.
+
+    A set (or the jokers) takes the missing cards of its rank (jokers), a run the card
+    on either end of its suit. One mask per table meld answers every lay-off question
+    of a decision at once, where :func:`extends` answers one card for one meld.
+    """
+    if m & JOKER_BITS:
+        return JOKER_BITS & ~m
+    c = lowest(m)
+    rb = rank_bits(c // 4)
+    if (m & rb) == m:
+        return rb & ~m
+    s = c % 4
+    p = run_places(m, s)
+    lo, hi = lowest(p), highest(p)
+    out = 0
+    if lo > 0:
+        out |= 1 << card_at(s, lo - 1)
+    if hi < 12:
+        out |= 1 << card_at(s, hi + 1)
+    return out
 
 
 @njit(cache=True, inline="always")
@@ -116,5 +181,6 @@ def meld_kind(m: int) -> str:
     return "set" if (m & (0xF << (4 * (c // 4)))) == m else "run"
 
 
-__all__ = ["SUIT0_BITS", "rank_bits", "mask_value", "run_places", "is_meld", "can_complete",
-           "extends", "is_four_set", "meld_kind"]
+__all__ = ["SUIT0_BITS", "rank_bits", "mask_value", "suit_ranks", "run_places", "card_at",
+           "to_places", "from_places", "ORDINARY_BITS",
+           "is_meld", "can_complete", "extends", "meld_ext", "is_four_set", "meld_kind"]
