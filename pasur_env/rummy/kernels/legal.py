@@ -24,6 +24,7 @@ from pasur_env.rummy.kernels.melds import (
     from_places,
     is_meld,
     meld_ext,
+    meld_partners,
     to_places,
 )
 from pasur_env.rummy.kernels.state import (
@@ -92,8 +93,10 @@ def table_ext(st: np.ndarray, b: int) -> int:
 @njit(cache=True, inline="always")
 def _meldable_at_once(c: int, avail: int, ext: int) -> bool:
     """Whether pile card ``c`` can be melded in the turn that takes it: a new meld from
-    ``avail`` (the hand plus the cards taken) or a lay-off (``ext``: :func:`table_ext`)."""
-    return can_complete(1 << c, avail) or (ext >> c) & 1 == 1
+    ``avail`` (the hand plus the cards taken: ``can_complete(1 << c, avail)``, asked as
+    :func:`~pasur_env.rummy.kernels.melds.meld_partners`) or a lay-off (``ext``:
+    :func:`table_ext`)."""
+    return ((meld_partners(avail) | ext) >> c) & 1 == 1
 
 
 @njit(cache=True)

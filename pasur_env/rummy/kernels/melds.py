@@ -137,6 +137,23 @@ def can_complete(q: int, avail: int) -> bool:
 
 
 @njit(cache=True, inline="always")
+def meld_partners(avail: int) -> int:
+    """The cards ``c`` outside ``avail`` with ``can_complete(1 << c, avail)``: the cards
+    with two more of their rank (jokers) in ``avail``, or two places next to theirs in
+    their suit (both below, both above, or one each side).
+
+    All 56 answers at once, so a discard-pile draw tests its cards without a loop.
+    """
+    one = 0x11111111111111  # bit 0 of each rank's nibble (jokers: the 14th)
+    n0, n1, n2, n3 = avail & one, (avail >> 1) & one, (avail >> 2) & one, (avail >> 3) & one
+    two = (n0 & (n1 | n2 | n3)) | (n1 & (n2 | n3)) | (n2 & n3)  # >= 2 cards in the nibble
+    p = to_places(avail)
+    up, down = p >> 4, p << 4  # bit 4q+s: place q+1 (q-1) of suit s is in avail
+    runs = ((down & (p << 8)) | (down & up) | (up & (p >> 8))) & ORDINARY_BITS
+    return (two * 0xF | from_places(runs)) & ~avail
+
+
+@njit(cache=True, inline="always")
 def extends(meld: int, c: int) -> bool:
     """Whether card ``c`` laid off on ``meld`` leaves a valid meld."""
     return is_meld(meld | (1 << c))
@@ -181,6 +198,6 @@ def meld_kind(m: int) -> str:
     return "set" if (m & (0xF << (4 * (c // 4)))) == m else "run"
 
 
-__all__ = ["SUIT0_BITS", "rank_bits", "mask_value", "suit_ranks", "run_places", "card_at",
-           "to_places", "from_places", "ORDINARY_BITS",
-           "is_meld", "can_complete", "extends", "meld_ext", "is_four_set", "meld_kind"]
+__all__ = ["SUIT0_BITS", "ORDINARY_BITS", "rank_bits", "mask_value", "suit_ranks", "run_places",
+           "card_at", "to_places", "from_places", "is_meld", "can_complete", "meld_partners",
+           "extends", "meld_ext", "is_four_set", "meld_kind"]
