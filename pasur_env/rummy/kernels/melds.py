@@ -159,29 +159,21 @@ def extends(meld: int, c: int) -> bool:
     return is_meld(meld | (1 << c))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def meld_ext(m: int) -> int:
     """The cards that extend the valid meld ``m``: ``{c not in m : is_meld(m | c)}``.
 
-    A set (or the jokers) takes the missing cards of its rank (jokers), a run the card
-    on either end of its suit. One mask per table meld answers every lay-off question
-    of a decision at once, where :func:`extends` answers one card for one meld.
+    A set takes the missing cards of its rank (the jokers are the 14th rank's nibble),
+    a run the card on either end of its suit (in the place layout: one place up or down,
+    not in the run). Both answers are computed and one is kept, without a branch: the
+    table's melds come in any order, so a branch on the kind would be mispredicted. One
+    mask per table meld answers every lay-off question of a decision at once, where
+    :func:`extends` answers one card for one meld.
     """
-    if m & JOKER_BITS:
-        return JOKER_BITS & ~m
-    c = lowest(m)
-    rb = rank_bits(c // 4)
-    if (m & rb) == m:
-        return rb & ~m
-    s = c % 4
-    p = run_places(m, s)
-    lo, hi = lowest(p), highest(p)
-    out = 0
-    if lo > 0:
-        out |= 1 << card_at(s, lo - 1)
-    if hi < 12:
-        out |= 1 << card_at(s, hi + 1)
-    return out
+    rb = rank_bits(lowest(m) >> 2)
+    p = to_places(m)
+    run_ends = from_places(((p << 4) | (p >> 4)) & ~p & ORDINARY_BITS)
+    return (rb & ~m) if (m & rb) == m else run_ends
 
 
 @njit(cache=True, inline="always")
