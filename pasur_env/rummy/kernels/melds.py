@@ -2,9 +2,13 @@
 
 Every rule about melds lives here once: :func:`is_meld` (a set or a run),
 :func:`can_complete` (whether some meld can still be built around given cards: the
-PICK mask and the discard-pile draw both ask it), :func:`extends` (lay-off) and
-:func:`mask_value` (the count). Runs use the aces-high places of
-:data:`pasur_env.rummy.cards.RUN_POS`; jokers only form joker sets.
+PICK mask and the discard-pile draw both ask it; :func:`meld_partners` asks it of every
+card at once), :func:`extends` (lay-off; :func:`meld_ext`: every card that extends a
+meld) and :func:`mask_value` (the count). Runs use the aces-high places of
+:data:`pasur_env.rummy.cards.RUN_POS`, computed by bit arithmetic: the *place layout*
+(:func:`to_places`) puts the card of place ``p`` of suit ``s`` at bit ``4p + s``, so
+runs are shifts by 4 in every suit at once; ``tests/test_rummy_kernels.py`` checks it
+against RUN_POS. Jokers only form joker sets.
 """
 
 from __future__ import annotations
