@@ -4,9 +4,9 @@ One predicate per action kind (:func:`take_ok`, :func:`pick_ok`, :func:`meld_ok`
 :func:`layoff_ok`, :func:`target_ok`, :func:`discard_ok`); :func:`is_legal` checks
 one action with them (the step's validation). The whole legal set of a decision is
 :func:`legal_sets`: one card mask per action kind (the cards to TAKE, PICK, LAY_OFF or
-DISCARD, the melds to TARGET) built by the same predicates, or by the same mask the
-predicate reads one bit of (:func:`layoff_cards`, :func:`discard_cards`,
-:func:`take_cards`), so the mask and the step can never disagree; the one exception,
+DISCARD, the melds to TARGET) built by the same predicates or tests (:func:`take_cards`),
+or the mask the predicate reads one bit of (:func:`layoff_cards`, :func:`discard_cards`),
+so the mask and the step can never disagree; the one exception,
 :func:`first_picks` (every first pick at once, bit-parallel), is tested equal to
 :func:`pick_ok` card by card. :func:`fill_mask` spreads the sets over a mask row;
 :func:`nth_legal` picks the k-th legal action without one, which is how random play
