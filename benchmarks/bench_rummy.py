@@ -3,8 +3,11 @@
 Measured in one process and run:
 
 * engine, ``step``: ``eng.step(eng.random_actions(rng))`` at batch B (one Python call
-  per decision of all B games; the sampler draws from the legal mask in compiled code);
+  per decision of all B games; the sampler draws from the legal actions in compiled
+  code), from the 20th decision on (as ``bench_engine.py``'s step API figure);
 * engine, ``playout``: the random playout inside one compiled loop;
+* the same two for Pasur's engine (``pasur_env.Engine``, B games), in the same run, so
+  the two engines are compared on the same machine at the same moment;
 * AEC: ``persian_rummy_v0.env()`` (and its ``raw_env``) driven by the loop of
   ``benchmarks/bench_env.py`` with random legal actions, next to ``texas_holdem_v4`` and
   the null env (no game: the ceiling of any env through PettingZoo's wrappers and this
@@ -32,14 +35,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_env import null_env, run_loop  # noqa: E402
 
 
-def engine_rates(batch: int, seconds: float, repeats: int) -> dict[str, float]:
-    """Decisions/s of the engine at ``batch`` (step API and compiled playout)."""
-    from pasur_env.rummy import RummyEngine
+def engine_rates(batch: int, seconds: float, repeats: int,
+                 game: str = "persian_rummy") -> dict[str, float]:
+    """Decisions/s of ``game``'s engine at ``batch`` (step API and compiled playout)."""
+    if game == "persian_rummy":
+        from pasur_env.rummy import RummyEngine
 
-    eng = RummyEngine(batch, seed=0, episode="round")
+        eng = RummyEngine(batch, seed=0, episode="round")
+    elif game == "pasur":
+        from pasur_env import Engine
+
+        eng = Engine(batch, seed=0)
+    else:
+        raise ValueError(f"game must be 'persian_rummy' or 'pasur', got {game!r}")
     rng = np.random.default_rng(0)
-    eng.step(eng.random_actions(rng))
-    eng.playout(2)  # compile / load the cache
+    for _ in range(20):  # compile / load the cache, and leave the opening position
+        eng.step(eng.random_actions(rng))
+    eng.playout(2)
     step_runs, playout_runs = [], []
     for _ in range(repeats):
         n, t0 = 0, time.perf_counter()
@@ -61,6 +73,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--engines-only", action="store_true",
+                    help="only the two engines (no AEC loop)")
     args = ap.parse_args()
 
     from pettingzoo.classic import texas_holdem_v4
@@ -68,8 +82,10 @@ def main() -> None:
     from pasur_env import persian_rummy_v0
 
     threads = os.environ.get("NUMBA_NUM_THREADS", "all")
-    results: dict = {"engine": engine_rates(args.batch, args.seconds, args.repeats)}
-    envs = {
+    results: dict = {"engine": engine_rates(args.batch, args.seconds, args.repeats),
+                     "pasur_engine": engine_rates(args.batch, args.seconds, args.repeats,
+                                                  game="pasur")}
+    envs = {} if args.engines_only else {
         "persian_rummy_v0 (game of 2 deals)": persian_rummy_v0.env,
         "texas_holdem_v4": texas_holdem_v4.env,
         "null env (no game; wrapper + loop ceiling)": null_env,
@@ -82,20 +98,25 @@ def main() -> None:
         runs = [run_loop(make, args.seconds, 1000 * r) for r in range(args.repeats)]
         results[name] = {"decisions_per_s": statistics.median(r[0] for r in runs),
                          "games_per_s": statistics.median(r[1] for r in runs)}
-    eng = results["engine"]
-    print(f"Persian Rummy engine, B={args.batch}, NUMBA_NUM_THREADS={threads}, random legal "
-          f"play: step API {eng['step']:,.0f} decisions/s, compiled playout "
-          f"{eng['playout']:,.0f} decisions/s\n")
-    print(f"AEC loop, random legal actions, median of {args.repeats} x {args.seconds:g} s\n")
-    print("| env | decisions/s | us/decision | games/s | vs texas_holdem_v4 (same wrapping) |")
-    print("|---|---:|---:|---:|---:|")
-    for name, r in results.items():
-        if name == "engine":
-            continue
-        ref = results["texas_holdem_v4" + (".raw_env" if "raw_env" in name else "")]
+    eng, ref = results["engine"], results["pasur_engine"]
+    print(f"Engines, B={args.batch}, NUMBA_NUM_THREADS={threads}, random legal play, median "
+          f"of {args.repeats} x {args.seconds:g} s\n")
+    print("| engine | step API decisions/s | compiled playout decisions/s |")
+    print("|---|---:|---:|")
+    print(f"| Persian Rummy | {eng['step']:,.0f} | {eng['playout']:,.0f} |")
+    print(f"| Pasur | {ref['step']:,.0f} | {ref['playout']:,.0f} |")
+    print(f"| Persian Rummy / Pasur | {eng['step'] / ref['step']:.2f} "
+          f"| {eng['playout'] / ref['playout']:.2f} |\n")
+    if envs:
+        print(f"AEC loop, random legal actions, median of {args.repeats} x {args.seconds:g} s\n")
+        print("| env | decisions/s | us/decision | games/s | vs texas_holdem_v4 (same wrapping) |")
+        print("|---|---:|---:|---:|---:|")
+    for name in envs:
+        r = results[name]
+        base = results["texas_holdem_v4" + (".raw_env" if "raw_env" in name else "")]
         d = r["decisions_per_s"]
         print(f"| {name} | {d:,.0f} | {1e6 / d:.1f} | {r['games_per_s']:,.2f} "
-              f"| {d / ref['decisions_per_s']:.2f}x |")
+              f"| {d / base['decisions_per_s']:.2f}x |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

@@ -29,6 +29,8 @@ def test_rummy_benchmark_pieces_run() -> None:
 
     rates = bench_rummy.engine_rates(8, 0.05, 1)
     assert rates["step"] > 0 and rates["playout"] > 0
+    pasur = bench_rummy.engine_rates(8, 0.05, 1, game="pasur")
+    assert pasur["step"] > 0 and pasur["playout"] > 0
     from pasur_env import persian_rummy_v0
 
     assert bench_rummy.run_loop(persian_rummy_v0.env, 0.2, seed=0)[0] > 0

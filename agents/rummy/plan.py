@@ -14,12 +14,16 @@ import numpy as np
 from pasur_env.core.bits import highest, lowest, popcount
 from pasur_env.core.compile import njit
 from pasur_env.rummy.cards import JOKER_BITS, VALUE_OF
-from pasur_env.rummy.kernels.melds import SUIT0_BITS, extends, is_four_set, mask_value, run_places
+from pasur_env.rummy.kernels.melds import (
+    SUIT0_BITS,
+    card_at,
+    extends,
+    is_four_set,
+    mask_value,
+    run_places,
+)
 
 _VALUE = VALUE_OF.copy()
-#: the card of each (suit, run place): place 12 is the ace (rank index 0)
-_CARD_AT = np.array([[4 * ((p + 1) % 13) + s for p in range(13)] for s in range(4)],
-                    dtype=np.int64)
 
 
 @njit(cache=True)
@@ -41,7 +45,7 @@ def _runs_of_suit(pool: int, s: int, need: int, four_double: bool) -> tuple[int,
             continue
         m = 0
         while pos < 13 and (p >> pos) & 1:
-            m |= 1 << _CARD_AT[s, pos]
+            m |= 1 << card_at(s, pos)
             pos += 1
         if popcount(m) >= 3 and (need == 0 or m & need):
             v = mask_value(m)

@@ -1,4 +1,4 @@
-"""Bit arithmetic on 52-bit card sets (compiled, inlined at every call site)."""
+"""Bit arithmetic on card sets (52 or 56 bits; compiled, inlined at every call site)."""
 
 from __future__ import annotations
 
@@ -29,3 +29,12 @@ def lowest(x: int) -> int:
 def highest(x: int) -> int:
     """Id of the highest card in a non-empty mask."""
     return 63 - leading_zeros(x)
+
+
+@njit(cache=True, inline="always")
+def nth_lowest(x: int, k: int) -> int:
+    """Id of the ``k``-th lowest card (0-based) in a mask of more than ``k`` cards: a
+    uniformly random member of a legal set is ``nth_lowest(bits, floor(u * n))``."""
+    for _ in range(k):
+        x &= x - 1
+    return trailing_zeros(x)

@@ -6,7 +6,13 @@
 """
 
 from pasur_env.rummy.kernels.deal import reset_kernel, seed_streams, shuffle
-from pasur_env.rummy.kernels.legal import fill_mask, is_legal, legal_mask_kernel
+from pasur_env.rummy.kernels.legal import (
+    fill_mask,
+    is_legal,
+    legal_mask_kernel,
+    legal_sets,
+    nth_legal,
+)
 from pasur_env.rummy.kernels.melds import (
     can_complete,
     extends,
@@ -23,6 +29,7 @@ from pasur_env.rummy.kernels.step import step_kernel
 __all__ = [
     *_state_names,
     "reset_kernel", "seed_streams", "shuffle", "fill_mask", "is_legal", "legal_mask_kernel",
+    "legal_sets", "nth_legal",
     "can_complete", "extends", "is_four_set", "is_meld", "mask_value", "meld_kind",
     "pick_legal", "playout_kernel", "random_actions_kernel", "step_kernel",
 ]

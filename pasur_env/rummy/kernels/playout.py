@@ -1,7 +1,9 @@
 """Uniformly random legal play inside the compiled code (benchmarks, property tests).
 
 The random numbers are given by the caller (``u``: uniforms in [0, 1)), never drawn
-from a game's stream, so random play does not disturb the deals.
+from a game's stream, so random play does not disturb the deals. A choice is
+:func:`pasur_env.rummy.kernels.legal.nth_legal`, read from the legal sets without
+writing a mask row (:func:`pick_legal` makes the same choice from a mask row).
 """
 
 from __future__ import annotations
@@ -10,8 +12,8 @@ import numpy as np
 from numba import prange
 
 from pasur_env.core.compile import njit
-from pasur_env.rummy.kernels.legal import fill_mask
-from pasur_env.rummy.kernels.state import NINFO, NUM_ACTIONS
+from pasur_env.rummy.kernels.legal import nth_legal
+from pasur_env.rummy.kernels.state import NINFO
 from pasur_env.rummy.kernels.step import apply_action
 
 
@@ -32,17 +34,15 @@ def pick_legal(row: np.ndarray, u: float) -> int:
     return -1
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def random_actions_kernel(st: np.ndarray, games: np.ndarray, u: np.ndarray,
                           out: np.ndarray) -> None:
     """One uniformly random legal action for each of ``games`` (-1 for a finished game)."""
     for i in prange(games.shape[0]):
-        row = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-        fill_mask(st, games[i], row)
-        out[i] = pick_legal(row, u[i])
+        out[i] = nth_legal(st, games[i], u[i])
 
 
-@njit(cache=True, parallel=False)
+@njit(cache=True, parallel=False, nogil=True)
 def playout_kernel(st: np.ndarray, params: np.ndarray, steps: int, seed: np.uint64,
                    auto_reset: bool) -> np.ndarray:
     """Play ``steps`` random legal decisions in every game; returns rounds ended per game.
@@ -53,15 +53,13 @@ def playout_kernel(st: np.ndarray, params: np.ndarray, steps: int, seed: np.uint
     B = st.shape[0]
     rounds = np.zeros(B, dtype=np.int64)
     for b in prange(B):
-        row = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         info = np.zeros(NINFO, dtype=np.int64)
         x = np.uint64(seed) + np.uint64(b) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
         for _ in range(steps):
             x ^= x << np.uint64(13)
             x ^= x >> np.uint64(7)
             x ^= x << np.uint64(17)
-            fill_mask(st, b, row)
-            a = pick_legal(row, np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0))
+            a = nth_legal(st, b, np.float64(x >> np.uint64(11)) * (1.0 / 9007199254740992.0))
             if a < 0:
                 break
             info[:] = 0

@@ -11,8 +11,8 @@ import numpy as np
 from numba import prange
 
 from pasur_env.core.compile import njit
-from pasur_env.rummy.kernels.legal import is_legal, layoff_count, pile_index
-from pasur_env.rummy.kernels.melds import extends, is_four_set, mask_value
+from pasur_env.rummy.kernels.legal import is_legal, pile_index
+from pasur_env.rummy.kernels.melds import is_four_set, mask_value, meld_ext
 from pasur_env.rummy.kernels.score import end_round
 from pasur_env.rummy.kernels.state import (
     BONUS,
@@ -116,14 +116,16 @@ def _meld(st: np.ndarray, b: int, params: np.ndarray) -> bool:
 @njit(cache=True)
 def _lay_off_action(st: np.ndarray, b: int, c: int) -> bool:
     """LAY_OFF ``c``: on its only meld at once, else wait for the TARGET choice."""
-    if layoff_count(st, b, c) > 1:
+    first, n = -1, 0
+    for m in range(st[b, NMELDS]):
+        if (meld_ext(st[b, MELD + m]) >> c) & 1:  # c extends meld m
+            n += 1
+            first = m if first < 0 else first
+    if n > 1:
         st[b, PENDING] = c
         st[b, PHASE] = CHOOSE
         return False
-    for m in range(st[b, NMELDS]):
-        if extends(st[b, MELD + m], c):
-            return _lay_off(st, b, c, m)
-    return False
+    return _lay_off(st, b, c, first) if n == 1 else False
 
 
 @njit(cache=True)
