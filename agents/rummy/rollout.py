@@ -122,18 +122,35 @@ class RummyRolloutAgent(Agent):
         self._z = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
-        eng, games = view.engine, view.games
-        acts = greedy_rummy_actions(eng, games)
-        plans = [(i, candidates(eng, int(g), mask[i], int(acts[i])))
-                 for i, g in enumerate(games.tolist())]
-        plans = [(i, c) for i, c in plans if len(c) > 1]
-        if plans:
-            self._choose(eng, games, plans, acts)
+        offsets, actions, values = self.candidate_values(view.engine, view.games, mask)
+        acts = actions[offsets[:-1]].copy()  # greedy's action
+        for i in np.flatnonzero(np.diff(offsets) > 1).tolist():
+            lo = int(offsets[i])
+            acts[i] = actions[lo + int(np.argmax(values[lo:offsets[i + 1]]))]  # greedy on ties
         return check_actions(acts, np.asarray(mask), self.name)
 
-    def _choose(self, eng: Any, games: np.ndarray, plans: list[tuple[int, list[int]]],
-                acts: np.ndarray) -> None:
-        """Roll out every candidate of every planned decision; write the best into acts."""
+    def candidate_values(self, eng: Any, games: np.ndarray,
+                         mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The value of every candidate of each decision: ``(offsets, actions, values)``;
+        decision ``i``'s candidates are rows ``offsets[i]:offsets[i + 1]`` (greedy's action
+        first), each valued by the mean team point difference of its rollouts (0 where
+        greedy's action is the only candidate: nothing is rolled out there). The
+        labeller of the Rummy network (:mod:`train.move_net.rummy`) calls this."""
+        acts = greedy_rummy_actions(eng, games)
+        lists = [candidates(eng, int(g), mask[i], int(acts[i]))
+                 for i, g in enumerate(np.asarray(games).tolist())]
+        offsets = np.zeros(len(lists) + 1, dtype=np.int64)
+        np.cumsum([len(c) for c in lists], out=offsets[1:])
+        actions = np.array([a for c in lists for a in c], dtype=np.int64)
+        values = np.zeros(len(actions), dtype=np.float64)
+        plans = [(i, c) for i, c in enumerate(lists) if len(c) > 1]
+        if plans:
+            self._rollouts(eng, games, plans, offsets, values)
+        return offsets, actions, values
+
+    def _rollouts(self, eng: Any, games: np.ndarray, plans: list[tuple[int, list[int]]],
+                  offsets: np.ndarray, values: np.ndarray) -> None:
+        """Roll out every candidate of every planned decision; write the means into values."""
         rows, first, team = [], [], []
         for i, cands in plans:
             g = int(games[i])
@@ -154,4 +171,4 @@ class RummyRolloutAgent(Agent):
             n = len(cands)
             vals = out[pos:pos + n * self.samples].reshape(self.samples, n).mean(axis=0)
             pos += n * self.samples
-            acts[i] = cands[int(np.argmax(vals))]  # first maximum: greedy on ties
+            values[offsets[i]:offsets[i + 1]] = vals

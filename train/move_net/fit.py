@@ -1,9 +1,10 @@
 """Fitting the move-scoring network to search labels (torch), and exporting it to numpy.
 
-:class:`TorchMoveNet` has exactly the parameters of :class:`agents.pasur.net.MoveNet` (the
-numpy network the agents run), so a fitted model is exported array for array
-(:meth:`TorchMoveNet.to_numpy`) and a shipped one can be fitted further
-(:meth:`TorchMoveNet.from_numpy`).
+:class:`TorchMoveNet` has exactly the parameters of :class:`agents.move_net.MoveNetBase`
+(the numpy network the agents of both games run), so a fitted model is exported array
+for array (:meth:`TorchMoveNet.to_numpy`, to the game's class) and a shipped one can be
+fitted further (:meth:`TorchMoveNet.from_numpy`). The fit is the same for both games;
+only Pasur has the symmetry that ``augment`` uses.
 
 The loss, per decision of the batch (values ``v_m`` from search for its moves ``m``):
 
@@ -27,13 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from agents.move_net import PARAM_NAMES, MoveNetBase
 from agents.pasur.net.features import MOVE_WIDTH, move_row_permutation
-from agents.pasur.net.model import PARAM_NAMES, MoveNet
+from agents.pasur.net.model import MoveNet
 from pasur_env.pasur.rules import make_rules
 from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
 from train.move_net.data import Dataset
@@ -42,12 +45,14 @@ __all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
 
 
 class TorchMoveNet(nn.Module):
-    """The network of :class:`agents.pasur.net.MoveNet` in torch."""
+    """The network of :class:`agents.move_net.MoveNetBase` in torch (``move_width``: the
+    game's move rows; Pasur's by default)."""
 
-    def __init__(self, obs_size: int, hidden: int, hidden2: int) -> None:
+    def __init__(self, obs_size: int, hidden: int, hidden2: int,
+                 move_width: int = MOVE_WIDTH) -> None:
         super().__init__()
         self.obs = nn.Linear(obs_size, hidden, bias=False)
-        self.move = nn.Linear(MOVE_WIDTH, hidden)
+        self.move = nn.Linear(move_width, hidden)
         self.l2 = nn.Linear(hidden, hidden2)
         self.q = nn.Linear(hidden2, 1)
 
@@ -56,17 +61,22 @@ class TorchMoveNet(nn.Module):
         h = torch.relu(self.obs(obs)[dec] + self.move(feats))
         return self.q(torch.relu(self.l2(h))).squeeze(1)
 
-    def to_numpy(self, **meta: object) -> MoveNet:
-        """The same network as a numpy :class:`MoveNet` (for the agents)."""
+    def to_numpy(self, net_class: type[MoveNetBase] = MoveNet, **meta: object) -> Any:
+        """The same network as a numpy ``net_class`` (Pasur's :class:`MoveNet` by
+        default; for the agents)."""
         t = lambda x: x.detach().cpu().numpy().astype(np.float32)  # noqa: E731
         arrays = [t(self.obs.weight.T), t(self.move.weight.T), t(self.move.bias),
                   t(self.l2.weight.T), t(self.l2.bias), t(self.q.weight[0]), t(self.q.bias)]
-        return MoveNet(dict(zip(PARAM_NAMES, arrays, strict=True)), dict(meta))
+        if self.move.weight.shape[1] != net_class.MOVE_WIDTH:
+            raise ValueError(f"move rows of {self.move.weight.shape[1]} features are not "
+                             f"{net_class.GAME}'s ({net_class.MOVE_WIDTH})")
+        return net_class(dict(zip(PARAM_NAMES, arrays, strict=True)),
+                         {**meta, "game": net_class.GAME})
 
     @classmethod
-    def from_numpy(cls, net: MoveNet) -> TorchMoveNet:
+    def from_numpy(cls, net: MoveNetBase) -> TorchMoveNet:
         p = net.params
-        model = cls(net.obs_size, p["b1"].shape[0], p["b2"].shape[0])
+        model = cls(net.obs_size, p["b1"].shape[0], p["b2"].shape[0], p["w_move"].shape[0])
         f = lambda x: torch.as_tensor(np.asarray(x, dtype=np.float32))  # noqa: E731
         with torch.no_grad():
             model.obs.weight.copy_(f(p["w_obs"]).T)
