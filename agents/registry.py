@@ -10,8 +10,9 @@ on the spec string and a factory that receives the spec. Built in:
   MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring network,
   alone or guiding search); loaders for saved SB3 models (``*.zip``), saved networks
   (``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv);
-* Persian Rummy: ``random``, ``greedy``, ``rollout``; the loader for saved SB3 models
-  (``*.zip``, written by ``train.rummy_ppo``).
+* Persian Rummy: ``random``, ``greedy``, ``rollout``, ``net`` (the shipped move-scoring
+  network); loaders for saved SB3 models (``*.zip``, written by ``train.rummy_ppo``)
+  and saved networks (``*.npz``, written by ``train.net --config rummy``).
 
 ::
 
@@ -290,6 +291,24 @@ def _load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
 register("net", _make_net)
 register("net-ismcts", _make_net_ismcts)
 register_loader(lambda spec: spec.lower().endswith(".npz"), _load_net)
+
+
+def _make_rummy_net(seed: int | None = None, **kwargs: Any) -> Policy:
+    """Persian Rummy's move-scoring network (``agents.rummy.net``); the shipped one unless
+    ``path=`` names another."""
+    from agents.rummy.net import RummyNetAgent
+
+    return RummyNetAgent(seed=seed, **kwargs)
+
+
+def _load_rummy_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+    """A saved Persian Rummy network (``.npz``) as the ``net`` agent."""
+    return _make_rummy_net(seed=seed, path=spec, **kwargs)
+
+
+register("net", _make_rummy_net, game="persian_rummy")
+register_loader(lambda spec: spec.lower().endswith(".npz"), _load_rummy_net,
+                game="persian_rummy")
 
 
 def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:

@@ -157,7 +157,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "games_per_batch": 128,
         "hidden": 256,
         "epochs": 12,
-        "temperature": 4.0,
+        "temperature": 8.0,
         "augment": False,
         "eval_rounds": 500,
         "eval_opponents": "greedy,rollout",
