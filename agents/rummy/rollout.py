@@ -30,7 +30,7 @@ from pasur_env.core.rng import splitmix_next
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.kernels.step import apply_action
 
-__all__ = ["RummyRolloutAgent"]
+__all__ = ["RummyRolloutAgent", "determinize", "greedy_playout"]
 
 
 @njit(cache=True)
@@ -70,6 +70,21 @@ def determinize(st: np.ndarray, b: int, seat: int, z: np.uint64) -> np.uint64:
     return z
 
 
+@njit(cache=True)
+def greedy_playout(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray,
+                   team: int) -> int:
+    """Play game ``b`` on with greedy for every seat to the round's end (``params`` of
+    one-round episodes, no auto reset); ``info`` holds the last step's report (zeros if
+    none). Returns team ``team``'s round points minus the other team's."""
+    for _ in range(4000):
+        if info[K.I_ROUND_END]:
+            break
+        a = greedy_rummy_action(st, b, params)
+        info[:] = 0
+        apply_action(st, b, a, params, info, False)
+    return info[K.I_POINTS + team] - info[K.I_POINTS + 1 - team]
+
+
 @njit(cache=True, parallel=False, nogil=True)
 def rollout_kernel(st: np.ndarray, params: np.ndarray, first: np.ndarray, team: np.ndarray,
                    out: np.ndarray) -> None:
@@ -77,14 +92,8 @@ def rollout_kernel(st: np.ndarray, params: np.ndarray, first: np.ndarray, team: 
     end; ``out[b]`` = team ``team[b]``'s round points minus the other team's."""
     for b in prange(st.shape[0]):
         info = np.zeros(K.NINFO, dtype=np.int64)
-        a = first[b]
-        for _ in range(4000):
-            info[:] = 0
-            apply_action(st, b, a, params, info, False)
-            if info[K.I_ROUND_END]:
-                break
-            a = greedy_rummy_action(st, b, params)
-        out[b] = info[K.I_POINTS + team[b]] - info[K.I_POINTS + 1 - team[b]]
+        apply_action(st, b, first[b], params, info, False)
+        out[b] = greedy_playout(st, b, params, info, team[b])
 
 
 _ROLLOUT = BatchKernel(rollout_kernel, 64)
