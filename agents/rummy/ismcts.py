@@ -211,7 +211,7 @@ class RummyISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, budget: int = DEFAULT_BUDGET,
-                 tree: bool = True, c: float = DEFAULT_C, parallel: bool | None = None) -> None:
+                 tree: bool = False, c: float = DEFAULT_C, parallel: bool | None = None) -> None:
         self.budget = check_budget(budget)
         if not isinstance(tree, (bool, np.bool_)):
             raise TypeError(f"tree must be True or False, got {tree!r}")
