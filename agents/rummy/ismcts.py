@@ -6,18 +6,21 @@ over all decisions of a batch:
 1. **determinizations**: the cards ``s`` cannot see (the other hands except the
    cards they took from the discard pile, which everybody saw, and the stock) are
    dealt at random in the sizes ``s`` knows (:func:`agents.rummy.rollout.determinize`);
-2. **tree over the turn** (``tree=True``, the default): single-observer ISMCTS over
-   ``s``'s own decisions until its turn ends (the draw, the picks and melds, lay-offs
-   and the discard): each iteration draws a determinization, descends the tree by
-   UCB among the actions legal in it (availability counts,
-   :mod:`agents.search`), expands one untried action (greedy's first), and plays
-   the round out with greedy for every seat; the result (``s``'s team's round points
-   minus the other team's) is backed up. The most visited root action is played.
-   A draw is thus judged with the discard the search would make after it, not
-   greedy's, and a meld can be held back when melding it loses;
-3. **flat** (``tree=False``): every legal action is played in each of
-   ``budget // actions`` determinizations (common random numbers: all actions of
-   a decision see the same deals), then greedy to the round's end; the best mean wins.
+2. **flat** (``tree=False``, the default): every legal action is played in each of
+   ``budget // actions`` determinizations (common random numbers: all actions of a
+   decision see the same deals), then greedy for every seat to the round's end; the
+   best mean result (``s``'s team's round points minus the other team's) wins. Unlike
+   ``rollout``, which searches only the draw and the discard, every decision with a
+   choice is searched: which meld to lay, a lay-off, holding a meld back;
+3. **tree over the turn** (``tree=True``): single-observer ISMCTS over ``s``'s own
+   decisions until its turn ends (the draw, the picks and melds, lay-offs and the
+   discard): each iteration draws a determinization, descends the tree by UCB among
+   the actions legal in it (availability counts, :mod:`agents.search`), expands one
+   untried action (greedy's first), and plays the round out with greedy for every
+   seat; the result is backed up and the most visited root action is played. A draw is
+   then judged with the discard the search would make after it. At 200 rollouts it
+   measured weaker than the flat search (no common random numbers, the budget spread
+   over a wide tree; ``docs/results.md``).
 
 ``budget`` is the number of rollouts per decision. :meth:`RummyISMCTSAgent.values`
 gives the search's value of every action of a batch of decisions (for labelling
