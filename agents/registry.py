@@ -10,9 +10,10 @@ on the spec string and a factory that receives the spec. Built in:
   MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring network,
   alone or guiding search); loaders for saved SB3 models (``*.zip``), saved networks
   (``*.npz``) and RLlib checkpoints (``rllib:PATH``, needs the Ray venv);
-* Persian Rummy: ``random``, ``greedy``, ``rollout``, ``net`` (the shipped move-scoring
-  network); loaders for saved SB3 models (``*.zip``, written by ``train.rummy_ppo``)
-  and saved networks (``*.npz``, written by ``train.net --config rummy``).
+* Persian Rummy: ``random``, ``greedy``, ``rollout``, ``ismcts``, ``net`` (the shipped
+  move-scoring network); loaders for saved SB3 models (``*.zip``, written by
+  ``train.rummy_ppo``) and saved networks (``*.npz``, written by ``train.net --config
+  rummy``).
 
 ::
 
@@ -254,6 +255,8 @@ def _rummy(name: str) -> Factory:
             cls: Any = RandomPolicy
         elif name == "greedy":
             from agents.rummy.greedy import RummyGreedyAgent as cls
+        elif name == "ismcts":
+            from agents.rummy.ismcts import RummyISMCTSAgent as cls
         else:
             from agents.rummy.rollout import RummyRolloutAgent as cls
         return cls(seed=seed, **kwargs)
@@ -262,7 +265,7 @@ def _rummy(name: str) -> Factory:
     return factory
 
 
-for _name in ("random", "greedy", "rollout"):
+for _name in ("random", "greedy", "rollout", "ismcts"):
     register(_name, _rummy(_name), game="persian_rummy")
 
 

@@ -15,12 +15,8 @@ pytest.importorskip("torch")
 from agents import make_agent  # noqa: E402
 from agents.pasur.net import MoveNet  # noqa: E402
 from agents.rummy.net import RummyMoveNet, RummyNetAgent  # noqa: E402
-from agents.rummy.net.features import (  # noqa: E402
-    MOVE_WIDTH,
-    candidate_actions,
-    candidate_features,
-)
-from agents.rummy.rollout import RummyRolloutAgent  # noqa: E402
+from agents.rummy.net.features import MOVE_WIDTH, candidate_features  # noqa: E402
+from agents.rummy.rollout import RummyRolloutAgent, candidate_actions  # noqa: E402
 from pasur_env import GameView  # noqa: E402
 from pasur_env.core.loop import play  # noqa: E402
 from pasur_env.rummy import kernels as K  # noqa: E402
@@ -168,3 +164,18 @@ def test_rummy_ppo_trains_against_a_pool_with_snapshots(tmp_path, monkeypatch) -
     assert (run / "model.zip").exists() and (run / "final_eval.json").exists()
     assert any(n.startswith("self@") for n in made[-1].names)  # snapshots joined the pool
     assert sum(e.games for e in made[-1]) > 0  # and the pool heard the results
+
+
+@pytest.mark.parametrize("search", ["rollout", "ismcts"])
+def test_labeller_records_every_candidates_value(search) -> None:
+    from train.move_net.data import generate
+    from train.move_net.rummy import RummyLabeler
+
+    labeler = RummyLabeler(8, seed=0, search=search)
+    data = generate(labeler, 30, num_players=4, seed=2, opponents={"greedy": 1.0}, batch=4,
+                    game="persian_rummy")
+    assert len(data) >= 30 and data.feats.shape == (data.offsets[-1], MOVE_WIDTH)
+    assert (np.diff(data.offsets) > 1).all() and np.isfinite(data.values).all()
+    assert data.obs.shape[1] == OBS_SIZE
+    with pytest.raises(ValueError, match="not 'mcts'"):
+        RummyLabeler(8, seed=0, search="mcts")

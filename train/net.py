@@ -77,6 +77,9 @@ class Args:
     the heuristic throughout costs more per rollout than the round played out with 6
     heuristic plies then greedy (``make train`` took 18.0 instead of 14.6 min at 300), so
     240 keeps ``make train`` and ``make train-long`` in their time"""
+    label_search: str = "rollout"
+    """Persian Rummy: the search that labels, ``rollout`` (``label_budget``
+    determinizations per decision) or ``ismcts`` (``label_budget`` rollouts per decision)"""
     label_horizon: int = 2
     """deals a labelling rollout plays after the move before the position is valued by
     the points captured so far and the expected clubs award (0: play the round out);
@@ -207,6 +210,8 @@ def check_args(args: Args) -> str | None:
         return f"--players must be 2, 3 or 4, got {args.players}"
     if args.game not in ("pasur", "persian_rummy"):
         return f"--game must be pasur or persian_rummy, got {args.game!r}"
+    if args.label_search not in ("rollout", "ismcts"):
+        return f"--label-search must be rollout or ismcts, got {args.label_search!r}"
     if args.game == "persian_rummy" and (args.players != 4 or args.augment):
         return ("Persian Rummy has 4 players and no card symmetry to augment with: "
                 "--players 4 --no-augment (--config rummy sets them)")

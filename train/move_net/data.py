@@ -25,6 +25,7 @@ from agents.pasur._moves import emit_actions
 from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
 from agents.pasur.net.agent import best_moves
 from agents.pasur.net.features import candidate_moves
+from agents.search import decision_seeds
 from pasur_env import GameView
 from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
@@ -160,7 +161,7 @@ class SearchLabeler(Labeler):
         assert obs is not None
         eng, games = view.engine, view.games
         offsets, cards, capts, feats = candidate_moves(eng, games)
-        seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
+        seeds = decision_seeds(self.rng, len(games))
         values = search_values(eng, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, horizon=self.horizon)
         self._record(eng.state[games], obs, offsets, feats, values)

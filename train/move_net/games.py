@@ -75,10 +75,14 @@ def _rummy_agent(model: Any) -> Any:
 def _rummy_labeler(args: Any, seed: int) -> Any:
     from train.move_net.rummy import RummyLabeler
 
-    return RummyLabeler(args.label_budget, seed=seed, explore=args.explore)
+    return RummyLabeler(args.label_budget, seed=seed, explore=args.explore,
+                        search=args.label_search)
 
 
 def _rummy_text(args: Any) -> str:
+    if args.label_search == "ismcts":
+        return (f"every candidate of a draw or discard valued by `ismcts`'s flat search, "
+                f"{args.label_budget} rollouts per decision")
     return (f"every candidate of a draw or discard played out by greedy on "
             f"{args.label_budget} determinizations, the `rollout` agent's evaluation")
 

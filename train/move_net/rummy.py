@@ -9,10 +9,12 @@ observation, the candidates' features (:mod:`agents.rummy.net.features`) and the
 values, and plays the best candidate (or, with probability ``explore``, a uniformly
 random one). Decisions with one candidate (greedy's) are played, not recorded.
 
-The valuer is the ``rollout`` agent's determinized evaluation
-(:meth:`agents.rummy.rollout.RummyRolloutAgent.candidate_values`: ``samples``
-determinized rounds per decision, every candidate played out by greedy on each);
-any search with the same method can take its place in :func:`make_valuer`.
+The valuer (:func:`make_valuer`) is the ``rollout`` agent's determinized evaluation by
+default (:meth:`agents.rummy.rollout.RummyRolloutAgent.candidate_values`: ``budget``
+determinized rounds per decision, every candidate played out by greedy on each), or
+``ismcts``'s flat search (:meth:`agents.rummy.ismcts.RummyISMCTSAgent.values`:
+``budget`` rollouts per decision spread over every legal action, read at the
+candidates: :class:`ActionValues`). Any search with either method can take their place.
 """
 
 from __future__ import annotations
@@ -22,31 +24,63 @@ from typing import Any
 import numpy as np
 
 from agents.move_net import best_moves
+from agents.rummy.ismcts import RummyISMCTSAgent
 from agents.rummy.net.features import candidate_features
-from agents.rummy.rollout import RummyRolloutAgent
+from agents.rummy.rollout import RummyRolloutAgent, candidate_actions
 from pasur_env.core.policy import GameView, check_actions
 from train.move_net.data import Labeler
 
-__all__ = ["RummyLabeler", "make_valuer"]
+__all__ = ["RummyLabeler", "make_valuer", "ActionValues", "LABEL_SEARCHES"]
+
+#: the searches that can label (``train.net --label-search``)
+LABEL_SEARCHES = ("rollout", "ismcts")
 
 
-def make_valuer(samples: int, seed: int) -> Any:
-    """The search that values the candidates (``samples`` determinizations per decision)."""
-    return RummyRolloutAgent(samples=samples, seed=seed)
+class ActionValues:
+    """``candidate_values`` over a search that values every action
+    (``values(mask, view) -> (n, NUM_ACTIONS)``): each candidate gets its action's value."""
+
+    def __init__(self, search: Any) -> None:
+        self.search = search
+
+    def candidate_values(self, eng: Any, games: np.ndarray,
+                         mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        offsets, actions, _ = candidate_actions(eng, games, mask)
+        values = np.zeros(len(actions), dtype=np.float64)
+        multi = np.flatnonzero(np.diff(offsets) > 1)
+        if multi.size:
+            v = self.search.values(mask[multi], GameView(eng, np.asarray(games)[multi]))
+            for k, i in enumerate(multi.tolist()):
+                rows = slice(offsets[i], offsets[i + 1])
+                got = v[k, actions[rows]]  # an action the search never tried: its worst
+                values[rows] = np.where(np.isnan(got), np.nanmin(got), got)
+        return offsets, actions, values
+
+
+def make_valuer(budget: int, seed: int, search: str = "rollout") -> Any:
+    """The search that values the candidates: ``rollout`` (``budget`` determinizations
+    per decision) or ``ismcts`` (``budget`` rollouts per decision)."""
+    if search == "rollout":
+        return RummyRolloutAgent(samples=budget, seed=seed)
+    if search == "ismcts":
+        return ActionValues(RummyISMCTSAgent(seed=seed, budget=budget))
+    raise ValueError(f"the Rummy labels come from {LABEL_SEARCHES}, not {search!r}")
 
 
 class RummyLabeler(Labeler):
     """Values every candidate by search, records it, plays the best (module docstring).
 
     Args:
-        samples: determinized rollouts per candidate (shared by a decision's candidates).
+        budget: the search's size (see :func:`make_valuer`).
         seed: seeds the search and the exploration.
         explore: probability of playing a uniformly random candidate instead.
+        search: ``rollout`` or ``ismcts`` (:func:`make_valuer`).
     """
 
-    def __init__(self, samples: int, seed: int, explore: float = 0.0) -> None:
+    def __init__(self, budget: int, seed: int, explore: float = 0.0,
+                 search: str = "rollout") -> None:
         super().__init__(seed, explore)
-        self.valuer = make_valuer(samples, int(self.rng.integers(2**62)))
+        self.valuer = make_valuer(budget, int(self.rng.integers(2**62)), search)
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
         assert obs is not None

@@ -2,7 +2,7 @@
 the Rummy move-scoring network sees of each candidate.
 
 The decisions the network takes are the ones the ``rollout`` agent searches
-(:func:`agents.rummy.rollout.candidates`): the draw, when a discard-pile card can be
+(:func:`agents.rummy.rollout.candidate_actions`): the draw, when a discard-pile card can be
 taken (every legal draw), and the discard, once melding is over or instead of it
 (greedy's action, which may start a meld or lay a card off, and every legal discard).
 Every other decision (picks, melds, lay-offs, meld choice) is greedy's, as in
@@ -36,9 +36,8 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.rummy.greedy import greedy_rummy_actions
 from agents.rummy.plan import plan_turn
-from agents.rummy.rollout import candidates
+from agents.rummy.rollout import candidate_actions
 from pasur_env.core.bits import popcount
 from pasur_env.core.compile import BatchKernel, njit
 from pasur_env.rummy import kernels as K
@@ -117,20 +116,6 @@ def _fill_kernel(st: np.ndarray, games: np.ndarray, params: np.ndarray, offsets:
 
 
 _FILL = BatchKernel(_fill_kernel, 64)
-
-
-def candidate_actions(engine: Any, games: np.ndarray,
-                      mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(offsets, actions, greedy)``: the candidates of each game's decision (rows
-    ``offsets[i]:offsets[i + 1]``, greedy's action first; one row where the decision is
-    greedy's, :func:`agents.rummy.rollout.candidates`) and greedy's action per game."""
-    greedy = greedy_rummy_actions(engine, games)
-    lists = [candidates(engine, int(g), mask[i], int(greedy[i]))
-             for i, g in enumerate(np.asarray(games).tolist())]
-    offsets = np.zeros(len(lists) + 1, dtype=np.int64)
-    np.cumsum([len(c) for c in lists], out=offsets[1:])
-    actions = np.fromiter((a for c in lists for a in c), dtype=np.int64, count=int(offsets[-1]))
-    return offsets, actions, greedy
 
 
 def candidate_features(engine: Any, games: np.ndarray, offsets: np.ndarray,
