@@ -112,6 +112,10 @@ class Args:
     network's values over each decision's moves (the weight on the moves near the top)"""
     temperature: float = 1.0
     """temperature of those softmaxes, in round points"""
+    value_scale: float = 1.0
+    """the values are fitted in units of this many round points (the network's output
+    too; the agent plays by their order); Persian Rummy's differences are ten times
+    Pasur's"""
     augment: bool = True
     """fit on randomly relabelled copies of each decision (the non-club suits exchanged
     rank by rank, a symmetry of the rules: :mod:`pasur_env.pasur.symmetry`)"""
@@ -159,9 +163,10 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "opponent_mix": "self:1,greedy:1,rollout:0.5,random:0.1,net:1",
         "games_per_batch": 64,
         "hidden": 256,
-        "epochs": 6,
-        "batch_size": 1024,
+        "epochs": 8,
+        "batch_size": 512,
         "temperature": 8.0,
+        "value_scale": 10.0,
         "augment": False,
         "eval_rounds": 200,
         "eval_opponents": "greedy,rollout",
@@ -340,7 +345,7 @@ def fit_settings(args: Args, iteration: int) -> Any:
         lr_final=args.learning_rate / 10, weight_decay=args.weight_decay,
         level_weight=args.level_weight, augment=args.augment, num_players=args.players,
         policy_weight=args.policy_weight, temperature=args.temperature,
-        seed=args.seed + iteration,
+        value_scale=args.value_scale, seed=args.seed + iteration,
     )
 
 
@@ -604,6 +609,7 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
         made_by=command_of(given), seed=args.seed,
         decisions=sum(len(d) for d in state.data), iterations=state.iteration,
         label_budget=args.label_budget, label_horizon=args.label_horizon,
+        value_scale=args.value_scale,
         minutes=round(state.seconds / 60, 1),
     )
     state.net.save(run_dir / "net.npz")

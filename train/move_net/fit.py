@@ -17,6 +17,10 @@ The loss, per decision of the batch (values ``v_m`` from search for its moves ``
   hopeless move as much as the best two; this term puts the weight where the decision
   is made, on the moves near the top.
 
+With ``value_scale`` the values are fitted in units of that many points (the network's
+``Q`` then is too; only its order matters to the agents): Persian Rummy's round-point
+differences are ten times Pasur's, too large for the step sizes that fit Pasur.
+
 With ``augment`` every decision of a minibatch is seen under a random symmetry of the
 rules (:mod:`pasur_env.pasur.symmetry`: the non-club suits exchanged rank by rank, 10♦
 kept): its observation's and its move rows' card planes are relabelled, its values
@@ -104,6 +108,7 @@ class FitSettings:
     num_players: int = 2
     policy_weight: float = 0.0
     temperature: float = 1.0
+    value_scale: float = 1.0
 
 
 def rows_of(offsets: np.ndarray, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -150,7 +155,10 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
     rows, dec = rows_of(data.offsets, idx)
     obs = torch.as_tensor(data.obs[idx].astype(np.float32))
     feats = torch.as_tensor(data.feats[rows].astype(np.float32))
+    scale = s.value_scale
     v = torch.as_tensor(data.values[rows])
+    if scale != 1.0:
+        v = v / scale
     dec_t = torch.as_tensor(dec)
     if relabel is not None:
         obs, feats = relabel(obs, dec_t, feats)
@@ -166,16 +174,17 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
     loss = loss_adv + s.level_weight * loss_level
     parts: dict[str, float] = {}
     if s.policy_weight:
-        target = torch.exp(_log_softmax(v / s.temperature, dec_t, n))
+        t = s.temperature / scale  # in points; v and q are in units of ``scale`` points
+        target = torch.exp(_log_softmax(v / t, dec_t, n))
         loss_policy = -(torch.zeros(n).index_add_(
-            0, dec_t, target * _log_softmax(q / s.temperature, dec_t, n))).mean()
+            0, dec_t, target * _log_softmax(q / t, dec_t, n))).mean()
         loss = loss + s.policy_weight * loss_policy
         parts["loss_policy"] = loss_policy.item()
     with torch.no_grad():
         top = torch.full((n,), -1e9).scatter_reduce(0, dec_t, q, "amax")
         pick = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float() * v)
         hits = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float())
-        regret = (v_max - pick / hits).mean()
+        regret = (v_max - pick / hits).mean() * scale
     return loss, {"loss_adv": loss_adv.item(), "loss_level": loss_level.item(), **parts,
                   "regret": regret.item()}
 
