@@ -184,6 +184,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "hidden": 32,
         "epochs": 1,
         "batch_size": 64,
+        "value_scale": 10.0,
         "augment": False,
         "eval_rounds": 10,
         "eval_opponents": "greedy",
