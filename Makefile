@@ -45,27 +45,27 @@ lint: venv
 demo: venv
 	$(BIN)/pasur demo
 
-# The main job: train the 2-player move-scoring network from search labels, evaluate it
-# against every baseline, write runs/$(RUN)/report.md. A wall-time budget of
-# TRAIN_BUDGET minutes (final evaluation included) sizes the run to the machine;
-# TRAIN_BUDGET=0 does the fixed work of the default configuration (docs/training.md).
-# GAME=persian_rummy trains the Persian Rummy agent instead (train/rummy_ppo.py: cloning
-# of the rollout agent, then MaskablePPO; runs/rummy/report.md, docs/persian_rummy.md).
+# The main job: train the move-scoring network from search labels, evaluate it against
+# every baseline, write runs/$(RUN)/report.md. A wall-time budget of TRAIN_BUDGET
+# minutes (final evaluation included) sizes the run to the machine; TRAIN_BUDGET=0 does
+# the fixed work of the configuration (docs/training.md). GAME=persian_rummy trains
+# Persian Rummy's network on the same pipeline (train.net --config rummy: labels from
+# the rollout agent's evaluation of every candidate; runs/rummy/report.md,
+# docs/persian_rummy.md).
 GAME ?= pasur
 ifeq ($(GAME),persian_rummy)
 RUN ?= rummy
-TRAIN_MODULE := train.rummy_ppo
-TRAIN_FLAGS :=
+TRAIN_BUDGET ?= 28
+TRAIN_FLAGS := --config rummy --time-budget-min $(TRAIN_BUDGET)
 else ifeq ($(GAME),pasur)
 RUN ?= net
-TRAIN_MODULE := train.net
 TRAIN_BUDGET ?= 18
 TRAIN_FLAGS := --time-budget-min $(TRAIN_BUDGET)
 else
 $(error GAME must be pasur or persian_rummy, got $(GAME))
 endif
 train: venv
-	$(BIN)/python -m $(TRAIN_MODULE) --name $(RUN) $(TRAIN_FLAGS) $(TRAIN_ARGS)
+	$(BIN)/python -m train.net --name $(RUN) $(TRAIN_FLAGS) $(TRAIN_ARGS)
 
 # The longer configuration (about 58 min on 2 cores): the shipped `net` agent.
 # Ship it: cp runs/net_long/net.npz agents/pretrained/net_2p.npz

@@ -11,8 +11,10 @@ on the spec string and a factory that receives the spec. Built in:
   alone or guiding search); loaders for saved SB3 models (``*.zip``), saved networks
   (``*.npz``), RLlib checkpoints (``rllib:PATH``, needs the Ray venv) and CFR
   policies of small variants (``cfr:PATH``, written by ``train.cfr``);
-* Persian Rummy: ``random``, ``greedy``, ``rollout``; the loader for saved SB3 models
-  (``*.zip``, written by ``train.rummy_ppo``);
+* Persian Rummy: ``random``, ``greedy``, ``rollout``, ``ismcts``, ``net`` (the shipped
+  move-scoring network); loaders for saved SB3 models (``*.zip``, written by
+  ``train.rummy_ppo``) and saved networks (``*.npz``, written by ``train.net --config
+  rummy``);
 * both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
   Python search bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 
@@ -259,6 +261,8 @@ def _rummy(name: str) -> Factory:
             cls: Any = RandomPolicy
         elif name == "greedy":
             from agents.rummy.greedy import RummyGreedyAgent as cls
+        elif name == "ismcts":
+            from agents.rummy.ismcts import RummyISMCTSAgent as cls
         else:
             from agents.rummy.rollout import RummyRolloutAgent as cls
         return cls(seed=seed, **kwargs)
@@ -267,7 +271,7 @@ def _rummy(name: str) -> Factory:
     return factory
 
 
-for _name in ("random", "greedy", "rollout"):
+for _name in ("random", "greedy", "rollout", "ismcts"):
     register(_name, _rummy(_name), game="persian_rummy")
 
 
@@ -296,6 +300,24 @@ def _load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
 register("net", _make_net)
 register("net-ismcts", _make_net_ismcts)
 register_loader(lambda spec: spec.lower().endswith(".npz"), _load_net)
+
+
+def _make_rummy_net(seed: int | None = None, **kwargs: Any) -> Policy:
+    """Persian Rummy's move-scoring network (``agents.rummy.net``); the shipped one unless
+    ``path=`` names another."""
+    from agents.rummy.net import RummyNetAgent
+
+    return RummyNetAgent(seed=seed, **kwargs)
+
+
+def _load_rummy_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+    """A saved Persian Rummy network (``.npz``) as the ``net`` agent."""
+    return _make_rummy_net(seed=seed, path=spec, **kwargs)
+
+
+register("net", _make_rummy_net, game="persian_rummy")
+register_loader(lambda spec: spec.lower().endswith(".npz"), _load_rummy_net,
+                game="persian_rummy")
 
 
 def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:

@@ -1,15 +1,21 @@
 """Train the move-scoring network from search: label positions, fit, play, repeat.
 
-Read top to bottom (CleanRL style):
+One pipeline for both games: ``--config rummy`` trains Persian Rummy's network (the
+game's parts are plug-ins, :mod:`train.move_net.games`: its labeller, network class and
+agent; the loop, the fit and the budget are the same). Read top to bottom (CleanRL
+style):
 
 1. ``Args``: every setting, with its meaning; ``--config long`` is the run behind the
-   shipped 2-player ``net``, ``--players 3``/``4`` trains for other tables.
+   shipped 2-player ``net``, ``--players 3``/``4`` trains for other tables,
+   ``--config rummy`` is Persian Rummy's (``make train GAME=persian_rummy``).
 2. Each *iteration* plays one-round games in which a :class:`train.move_net.data.SearchLabeler`
    holds one side: at every decision it values **every** candidate move by determinized
-   search (ISMCTS rollouts on the batched engine), records the observation, the move
-   features and the values, and plays the best move. The other side is drawn from a mix
-   of opponents: the labeler itself, the scripted agents, and from the second iteration
-   on the network being trained, so the positions follow the learner's own play.
+   search (ISMCTS rollouts on the batched engine; in Persian Rummy every candidate of a
+   draw or discard played out on determinizations, :mod:`train.move_net.rummy`),
+   records the observation, the move features and the values, and plays the best move.
+   The other side is drawn from a mix of opponents: the labeler itself, the scripted
+   agents, and from the second iteration on the network being trained, so the positions
+   follow the learner's own play.
 3. The network (:class:`train.move_net.fit.TorchMoveNet`) is fitted on everything labelled so
    far (warm start from the last iteration): it learns each move's value, so it needs no
    search to play.
@@ -25,6 +31,7 @@ Read top to bottom (CleanRL style):
 
     python -m train.net --name net --time-budget-min 18      # make train
     python -m train.net --name net --total-decisions 100000  # a fixed amount of work
+    python -m train.net --config rummy --name rummy --time-budget-min 28  # Persian Rummy
     tensorboard --logdir runs
 """
 
@@ -51,7 +58,10 @@ class Args:
     """folder holding the runs"""
     config: str = "default"
     """named configuration whose values replace the defaults below: ``default``, ``long``
-    or ``tiny`` (flags given on the command line still win)"""
+    or ``tiny`` (Pasur), ``rummy`` or ``rummy-tiny`` (Persian Rummy) (flags given on the
+    command line still win)"""
+    game: str = "pasur"
+    """the game: ``pasur`` or ``persian_rummy`` (4 players; use ``--config rummy``)"""
     seed: int = 1
     """seed of the games, the searches, the network's initialisation and the evaluations"""
     players: int = 2
@@ -62,10 +72,14 @@ class Args:
     """label-fit rounds the decisions are split into; the network joins the opponents'
     mix after the first"""
     label_budget: int = 240
-    """search rollouts per labelled decision (split over its moves); a 2-deal horizon with
+    """search rollouts per labelled decision (split over its moves; Persian Rummy:
+    determinizations per decision, each candidate played out on every one); a 2-deal horizon with
     the heuristic throughout costs more per rollout than the round played out with 6
     heuristic plies then greedy (``make train`` took 18.0 instead of 14.6 min at 300), so
     240 keeps ``make train`` and ``make train-long`` in their time"""
+    label_search: str = "rollout"
+    """Persian Rummy: the search that labels, ``rollout`` (``label_budget``
+    determinizations per decision) or ``ismcts`` (``label_budget`` rollouts per decision)"""
     label_horizon: int = 2
     """deals a labelling rollout plays after the move before the position is valued by
     the points captured so far and the expected clubs award (0: play the round out);
@@ -98,6 +112,10 @@ class Args:
     network's values over each decision's moves (the weight on the moves near the top)"""
     temperature: float = 1.0
     """temperature of those softmaxes, in round points"""
+    value_scale: float = 1.0
+    """the values are fitted in units of this many round points (the network's output
+    too; the agent plays by their order); Persian Rummy's differences are ten times
+    Pasur's"""
     augment: bool = True
     """fit on randomly relabelled copies of each decision (the non-club suits exchanged
     rank by rank, a symmetry of the rules: :mod:`pasur_env.pasur.symmetry`)"""
@@ -135,6 +153,46 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "iterations": 3,
         "final_eval_opponents": "random,greedy,heuristic,ismcts:1000,ppo",
     },
+    "rummy": {  # Persian Rummy (make train GAME=persian_rummy, with a 28-minute budget)
+        "game": "persian_rummy",
+        "players": 4,
+        "total_decisions": 90_000,
+        "iterations": 3,
+        "label_budget": 8,
+        "explore": 0.05,
+        "opponent_mix": "self:1,greedy:1,rollout:0.5,random:0.1,net:1",
+        "games_per_batch": 64,
+        "hidden": 256,
+        "epochs": 8,
+        "batch_size": 512,
+        "temperature": 8.0,
+        "value_scale": 10.0,
+        "augment": False,
+        "eval_rounds": 200,
+        "eval_opponents": "greedy,rollout",
+        "final_eval_rounds": 1_000,
+        "final_eval_opponents": "random,greedy,rollout",
+    },
+    "rummy-tiny": {  # Persian Rummy's tests and smoke runs
+        "game": "persian_rummy",
+        "players": 4,
+        "total_decisions": 200,
+        "iterations": 2,
+        "label_budget": 2,
+        "opponent_mix": "self:1,greedy:1,net:1",
+        "games_per_batch": 8,
+        "hidden": 32,
+        "epochs": 1,
+        "batch_size": 64,
+        "value_scale": 10.0,
+        "augment": False,
+        "eval_rounds": 10,
+        "eval_opponents": "greedy",
+        "final_eval_rounds": 10,
+        "final_eval_opponents": "random,greedy",
+        "torch_threads": 1,
+        "progress_bar": False,
+    },
     "tiny": {  # tests and smoke runs
         "total_decisions": 300,
         "iterations": 2,
@@ -156,6 +214,13 @@ def check_args(args: Args) -> str | None:
     """What is wrong with settings that parse but cannot run, or None."""
     if args.players not in (2, 3, 4):
         return f"--players must be 2, 3 or 4, got {args.players}"
+    if args.game not in ("pasur", "persian_rummy"):
+        return f"--game must be pasur or persian_rummy, got {args.game!r}"
+    if args.label_search not in ("rollout", "ismcts"):
+        return f"--label-search must be rollout or ismcts, got {args.label_search!r}"
+    if args.game == "persian_rummy" and (args.players != 4 or args.augment):
+        return ("Persian Rummy has 4 players and no card symmetry to augment with: "
+                "--players 4 --no-augment (--config rummy sets them)")
     if args.time_budget_min < 0:
         return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
     if args.time_budget_min and args.time_limit_min:
@@ -192,7 +257,7 @@ class State:
     iteration: int = 0
     seconds: float = 0.0
     data: list[Any] = dataclasses.field(default_factory=list)
-    net: Any = None  # agents.pasur.net.MoveNet
+    net: Any = None  # agents.move_net.MoveNetBase (the game's class)
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     plan: dict[str, Any] | None = None  # train.move_net.budget.Plan.to_json()
 
@@ -211,10 +276,10 @@ def save_checkpoint(run_dir: Path, state: State) -> None:
     os.replace(tmp, run_dir / "checkpoint.json")
 
 
-def load_checkpoint(run_dir: Path) -> State | None:
+def load_checkpoint(run_dir: Path, game: str = "pasur") -> State | None:
     """The run's state from its checkpoint files, or None when there is none."""
-    from agents.pasur.net import MoveNet
     from train.move_net.data import Dataset
+    from train.move_net.games import net_game
 
     path = run_dir / "checkpoint.json"
     if not path.exists():
@@ -222,14 +287,15 @@ def load_checkpoint(run_dir: Path) -> State | None:
     info = json.loads(path.read_text())
     k = int(info["iteration"])
     data = [Dataset.load(run_dir / "data" / f"iteration_{i}.npz") for i in range(1, k + 1)]
-    return State(k, float(info["seconds"]), data, MoveNet.load(run_dir / "checkpoint_net.npz"),
+    net = net_game(game).net_class().load(run_dir / "checkpoint_net.npz")
+    return State(k, float(info["seconds"]), data, net,
                  list(info["history"]), info.get("plan"))
 
 
 def opponent_mix(args: Args, net: Any) -> tuple[dict[str, float], dict[str, Any]]:
     """The labeler's opponents (name -> weight) and the objects for names the registry
     does not build (the network being trained)."""
-    from agents.pasur.net import NetAgent
+    from train.move_net.games import net_game
 
     mix: dict[str, float] = {}
     for item in args.opponent_mix.split(","):
@@ -237,11 +303,7 @@ def opponent_mix(args: Args, net: Any) -> tuple[dict[str, float], dict[str, Any]
         if name.strip() == "net" and net is None:
             continue
         mix[name.strip()] = float(weight or 1.0)
-    return mix, ({} if net is None else {"net": NetAgent(model=net)})
-
-
-def _horizon_text(horizon: int) -> str:
-    return "played to the round's end" if horizon == 0 else f"{horizon}-deal horizon"
+    return mix, ({} if net is None else {"net": net_game(args.game).agent(net)})
 
 
 def label(args: Args, state: State, decisions: int, deadline: float | None,
@@ -249,11 +311,11 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
     """One iteration's labelled decisions (:func:`train.move_net.data.generate`); a
     :class:`train.move_net.budget.Budget` without a plan yet watches it and plans."""
     from agents.evaluation.progress import Progress
-    from train.move_net.data import SearchLabeler, generate
+    from train.move_net.data import generate
+    from train.move_net.games import net_game
 
     seed = args.seed * 1000 + state.iteration
-    labeler = SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
-                            plies=args.label_plies, horizon=args.label_horizon)
+    labeler = net_game(args.game).labeler(args, seed)
     mix, objects = opponent_mix(args, state.net)
     bar = Progress(decisions, f"labelling (iteration {state.iteration + 1})", "decisions",
                    args.progress_bar)
@@ -270,7 +332,7 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
     try:
         return generate(labeler, decisions, num_players=args.players, seed=seed,
                         opponents=mix, batch=args.games_per_batch, progress=bar,
-                        policies=objects, deadline=deadline, resize=resize)
+                        policies=objects, deadline=deadline, resize=resize, game=args.game)
     finally:
         bar.close()
 
@@ -284,7 +346,7 @@ def fit_settings(args: Args, iteration: int) -> Any:
         lr_final=args.learning_rate / 10, weight_decay=args.weight_decay,
         level_weight=args.level_weight, augment=args.augment, num_players=args.players,
         policy_weight=args.policy_weight, temperature=args.temperature,
-        seed=args.seed + iteration,
+        value_scale=args.value_scale, seed=args.seed + iteration,
     )
 
 
@@ -295,11 +357,14 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
     from agents.evaluation.progress import Progress
     from train.move_net.data import Dataset
     from train.move_net.fit import TorchMoveNet, fit
+    from train.move_net.games import net_game
 
     torch.manual_seed(args.seed + state.iteration)
     data = Dataset.concat(state.data)
+    net_class = net_game(args.game).net_class()
     if state.net is None:
-        model = TorchMoveNet(data.obs.shape[1], args.hidden, args.hidden // 2)
+        model = TorchMoveNet(data.obs.shape[1], args.hidden, args.hidden // 2,
+                             net_class.MOVE_WIDTH)
     else:
         model = TorchMoveNet.from_numpy(state.net)
     settings = fit_settings(args, state.iteration)
@@ -317,31 +382,36 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
         stats = fit(model, data, settings, log=log, progress=bar.update)
     finally:
         bar.close()
-    state.net = model.to_numpy(num_players=args.players)
+    state.net = model.to_numpy(net_class, num_players=args.players)
     return stats
+
+
+def _skip(args: Args) -> tuple[str, ...]:
+    """Opponents left out of the evaluations: ``ppo`` plays only 2-player Pasur."""
+    return () if args.players == 2 and args.game == "pasur" else ("ppo",)
 
 
 def evaluate_network(args: Args, state: State, opponents: str, rounds: int,
                      seed: int) -> list[Any]:
     """Duplicate-deal matches of the network against ``opponents`` (``name[:rounds]``;
     ``ppo`` only with 2 players)."""
-    from agents.pasur.net import NetAgent
     from train.common.evaluation import evaluate_against
+    from train.move_net.games import net_game
 
-    return evaluate_against(NetAgent(model=state.net), opponents, game="pasur", rounds=rounds,
-                            seed=seed, progress=args.progress_bar, players=args.players,
-                            skip=() if args.players == 2 else ("ppo",))
+    return evaluate_against(net_game(args.game).agent(state.net), opponents, game=args.game,
+                            rounds=rounds, seed=seed, progress=args.progress_bar,
+                            players=args.players, skip=_skip(args))
 
 
 def final_evaluation(args: Args, state: State, run_dir: Path) -> list[Any]:
     """The finished network against every final opponent; writes ``final_eval.json``."""
-    from agents.pasur.net import NetAgent
     from train.common.evaluation import final_evaluation as evaluate_run
+    from train.move_net.games import net_game
 
-    return evaluate_run(NetAgent(model=state.net), args.final_eval_opponents, run_dir,
-                        game="pasur", rounds=args.final_eval_rounds, seed=args.seed + 1000,
-                        progress=args.progress_bar, players=args.players,
-                        skip=() if args.players == 2 else ("ppo",))
+    return evaluate_run(net_game(args.game).agent(state.net), args.final_eval_opponents,
+                        run_dir, game=args.game, rounds=args.final_eval_rounds,
+                        seed=args.seed + 1000, progress=args.progress_bar,
+                        players=args.players, skip=_skip(args))
 
 
 def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tuple[float, ...]]:
@@ -353,21 +423,24 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
     def probe(data: Any) -> tuple[float, float, float]:
         import torch
 
-        from agents.pasur.net import NetAgent
         from train.common.evaluation import evaluate_game, parse_opponents
         from train.move_net.budget import time_evaluations, time_fit
         from train.move_net.fit import TorchMoveNet, fit
+        from train.move_net.games import net_game
 
+        game = net_game(args.game)
         with torch.random.fork_rng():
-            model = TorchMoveNet(data.obs.shape[1], args.hidden, args.hidden // 2)
+            net_class = game.net_class()
+            model = TorchMoveNet(data.obs.shape[1], args.hidden, args.hidden // 2,
+                                 net_class.MOVE_WIDTH)
             fit_s = time_fit(lambda sample, tick: fit(model, sample, fit_settings(args, 0),
                                                       progress=tick),
                              data, args.batch_size, clock)
-            agent = NetAgent(model=model.to_numpy(num_players=args.players))
-        skip = () if args.players == 2 else ("ppo",)
+            agent = game.agent(model.to_numpy(net_class, num_players=args.players))
+        skip = _skip(args)
 
         def play(name: str, rounds: int) -> None:
-            evaluate_game(agent, name, game="pasur", rounds=rounds, seed=args.seed + 2000,
+            evaluate_game(agent, name, game=args.game, rounds=rounds, seed=args.seed + 2000,
                           players=args.players)
 
         def listed(text: str, rounds: int) -> list[tuple[str, int]]:
@@ -445,12 +518,13 @@ def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
     from train.common.plots import plot_evaluations
     from train.common.report import Column, results_columns
     from train.common.report import write_report as write
+    from train.move_net.games import net_game
 
+    game = net_game(args.game)
     png = plot_evaluations(run_dir / "evals.csv", run_dir / "eval_curves.png",
                            xlabel="labelled decisions")
     decisions = sum(len(d) for d in state.data)
-    intro = [f"{decisions:,} decisions labelled by search ({args.label_budget} rollouts each, "
-             f"{_horizon_text(args.label_horizon)}) in "
+    intro = [f"{decisions:,} decisions labelled by search ({game.label_text(args)}) in "
              f"{state.iteration} iterations; {seconds / 60:.1f} min in all (config "
              f"`{args.config}`, seed {args.seed}). Network: `net.npz` (hidden {args.hidden}, "
              f"{args.hidden // 2}); settings: `config.json`."]
@@ -469,7 +543,8 @@ def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
                           + " | ".join(cells) + " |")
     plots = (["## Evaluation after each iteration", "", f"![evaluations]({png.name})", ""]
              if png else [])
-    write(run_dir, title=f"Pasur move-scoring network `{args.name}` ({args.players} players)",
+    write(run_dir, title=f"{game.title} move-scoring network `{args.name}` "
+                         f"({args.players} players)",
           intro=intro, table_title=f"Final evaluation (duplicate deals, {args.players} players)",
           results=results, columns=columns, after_table=iterations,
           commands_intro="Command to reproduce:",
@@ -522,7 +597,7 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
     from train.common.run_dir import start_run_dir
 
     run_dir = start_run_dir(args)
-    state = (load_checkpoint(run_dir) if args.resume else None) or State()
+    state = (load_checkpoint(run_dir, args.game) if args.resume else None) or State()
     if args.resume and state.iteration:
         print(f"resuming {run_dir} after iteration {state.iteration}")
     budget, args = start_budget(args, state, started, clock)
@@ -535,6 +610,7 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
         made_by=command_of(given), seed=args.seed,
         decisions=sum(len(d) for d in state.data), iterations=state.iteration,
         label_budget=args.label_budget, label_horizon=args.label_horizon,
+        value_scale=args.value_scale,
         minutes=round(state.seconds / 60, 1),
     )
     state.net.save(run_dir / "net.npz")

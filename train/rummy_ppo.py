@@ -7,10 +7,13 @@ plumbing: :mod:`train.common` for the arguments, run folder, evaluation and repo
 1. ``Args``: every setting, with its meaning; ``--config tiny`` for tests.
 2. The learner plays one seat of ``PersianRummyVecEnv`` (one batched engine of
    ``num_envs`` one-round deals, reward = own team's round points minus the other's);
-   its partner and the two opponents are policies: a named agent (``greedy``,
-   ``random``, ``rollout``) or ``self``, a frozen snapshot of the learner refreshed
-   every ``snapshot_every`` steps. The learner's seat changes at every rollout, so it
-   plays first, second, third and fourth.
+   its partner is a policy: a named agent (``greedy``, ``random``, ``rollout``) or
+   ``self``, a frozen snapshot of the learner refreshed every ``snapshot_every`` steps;
+   the two opponents are drawn per deal from an ``OpponentPool`` (the one
+   :mod:`train.common.pool` Pasur's PPO uses): scripted agents and, with ``self`` in
+   ``opponent``, frozen snapshots of the learner added every ``snapshot_every`` steps,
+   their weights moving along a schedule. The learner's seat changes at every rollout,
+   so it plays first, second, third and fourth.
 3. Before PPO, behaviour cloning (:mod:`train.bc.rummy` records,
    :func:`train.bc.clone.pretrain` fits) copies ``bc_teacher``. *Why:* the teacher
    ``rollout`` beats ``greedy`` by about +136 points a round; measured on the same
@@ -100,9 +103,13 @@ class Args:
     partner: str = "self"
     """the learner's partner: ``self`` (a frozen snapshot of the learner) or an agent name"""
     opponent: str = "greedy"
-    """the two opponents: ``self`` or an agent name"""
+    """the two opponents' pool: an agent name, ``self`` (snapshots of the learner), or
+    pool weights ``name:start>end,...`` (linear in training progress; ``self`` weighs
+    the snapshots together), e.g. ``greedy:1>0.5,rollout:0.2>0.5,self:0>1``"""
+    max_snapshots: int = 5
+    """snapshots of the learner kept in the opponents' pool (oldest evicted)"""
     snapshot_every: int = 20_000
-    """steps between refreshes of the ``self`` snapshot"""
+    """steps between refreshes of the ``self`` partner and new snapshots in the pool"""
     eval_every: int = 100_000
     """steps between evaluations (and one after cloning, at step 0)"""
     eval_rounds: int = 1_000
@@ -162,10 +169,32 @@ def cli_of(args: Args) -> list[str]:
 
 
 # ---- the pieces of a run ------------------------------------------------------------------
-def make_env(args: Args, run_dir: Path) -> tuple[Any, Any]:
+def opponent_schedule(args: Args) -> dict[str, tuple[float, float]]:
+    """``--opponent`` as pool weights: a bare name weighs 1 throughout."""
+    from train.sb3.callbacks import parse_schedule
+
+    return parse_schedule(",".join(item if ":" in item else f"{item}:1"
+                                   for item in args.opponent.split(",")))
+
+
+def make_pool(args: Args) -> Any:
+    """The opponents' pool (:class:`train.common.pool.OpponentPool`): the scheduled
+    scripted agents (an all-``self`` pool starts with random play until the first
+    snapshot); snapshots join during training."""
+    from train.common.pool import OpponentPool
+
+    schedule = opponent_schedule(args)
+    scripted = [(n, n, schedule[n][0]) for n in schedule if n != "self"] or [("random", "random",
+                                                                             0.0)]
+    return OpponentPool(scripted, sampling="weights", seed=args.seed + 2, game="persian_rummy",
+                        max_size=len(scripted) + args.max_snapshots)
+
+
+def make_env(args: Args, run_dir: Path, pool: Any) -> tuple[Any, Any]:
     """``PersianRummyVecEnv`` -> ``VecMonitor`` (true round rewards) -> reward scaling.
-    ``self`` roles start as random play; :class:`SelfSnapshots` fills them before the
-    first rollout. Returns ``(env, the PersianRummyVecEnv)``."""
+    The opponents come from ``pool``; a ``self`` partner starts as random play and
+    :class:`SelfSnapshots` fills it before the first rollout. Returns ``(env, the
+    PersianRummyVecEnv)``."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from pasur_env.rummy.vector_env import PersianRummyVecEnv
@@ -174,7 +203,7 @@ def make_env(args: Args, run_dir: Path) -> tuple[Any, Any]:
     def role(name: str, seed: int) -> Any:
         return make_agent("random" if name == "self" else name, game="persian_rummy", seed=seed)
 
-    venv = PersianRummyVecEnv(args.num_envs, opponent=role(args.opponent, args.seed + 2),
+    venv = PersianRummyVecEnv(args.num_envs, opponent=pool,
                               partner=role(args.partner, args.seed + 3), seed=args.seed,
                               episode="round", reward="diff")
     env = VecMonitor(venv, filename=str(run_dir / "monitor.csv"))
@@ -182,8 +211,8 @@ def make_env(args: Args, run_dir: Path) -> tuple[Any, Any]:
 
 
 class SelfSnapshots(BaseCallback):
-    """Puts a frozen copy of the learner in the ``self`` roles (partner and/or
-    opponents) at the start and every ``every`` steps (at a rollout's end)."""
+    """Puts a frozen copy of the learner in the ``self`` roles (the partner) at the start
+    and every ``every`` steps (at a rollout's end)."""
 
     def __init__(self, venv: Any, roles: list[str], every: int, seed: int) -> None:
         super().__init__()
@@ -241,15 +270,18 @@ def clone_teacher(args: Args, model: Any, run_dir: Path) -> None:
         bc_threads=args.bc_torch_threads, threads=args.torch_threads)
 
 
-def callbacks(args: Args, venv: Any, run_dir: Path, append_evals: bool,
+def callbacks(args: Args, venv: Any, pool: Any, run_dir: Path, append_evals: bool,
               run_start: float) -> list[Any]:
     """The training callbacks (:mod:`train.sb3.callbacks` plus the two above)."""
-    from train.sb3.callbacks import Checkpoints, PeriodicEvaluation, TimeLimit
+    from train.sb3.callbacks import Checkpoints, OpponentSchedule, PeriodicEvaluation, TimeLimit
 
-    roles = [r for r, who in (("partner", args.partner), ("opponent", args.opponent))
-             if who == "self"]
+    schedule = opponent_schedule(args)
+    pooled = ([OpponentSchedule(pool, schedule, args.total_timesteps, args.snapshot_every,
+                                args.seed)] if "self" in schedule else [])
     return [
-        SelfSnapshots(venv, roles, args.snapshot_every, args.seed),
+        SelfSnapshots(venv, ["partner"] if args.partner == "self" else [], args.snapshot_every,
+                      args.seed),
+        *pooled,
         RotateSeat(venv, args.seed),
         PeriodicEvaluation(args.eval_every, args.eval_opponents.split(","), args.eval_rounds,
                            args.seed + 7, run_dir / "evals.csv", append_evals,
@@ -308,7 +340,8 @@ def main(argv: list[str] | None = None) -> Path:
     from train.sb3.model import learn_and_save, new_model, resume_model, start_sb3_run
 
     run_dir = start_sb3_run(args)
-    env, venv = make_env(args, run_dir)
+    pool = make_pool(args)
+    env, venv = make_env(args, run_dir, pool)
     ckpt = latest_checkpoint(run_dir) if args.resume else None
     model = new_model(args, env, run_dir) if ckpt is None else resume_model(ckpt, env,
                                                                              args.device)
@@ -316,7 +349,8 @@ def main(argv: list[str] | None = None) -> Path:
         clone_teacher(args, model, run_dir)
     append = ckpt is not None and (run_dir / "evals.csv").exists()
     train_seconds = learn_and_save(
-        args, model, env, run_dir, lambda: callbacks(args, venv, run_dir, append, run_start),
+        args, model, env, run_dir, lambda: callbacks(args, venv, pool, run_dir, append,
+                                                        run_start),
         resumed=ckpt is not None, run_start=run_start)
 
     results = final_evaluation(args, run_dir)

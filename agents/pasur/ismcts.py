@@ -49,6 +49,7 @@ from agents.pasur._moves import (
 from agents.pasur.greedy import greedy_action
 from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
 from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
+from agents.search import check_budget, decision_seeds
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K
@@ -425,13 +426,11 @@ class ISMCTSAgent(Agent):
         parallel: bool | None = None,
         horizon: int = 0,
     ) -> None:
-        if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-            raise ValueError(f"budget must be a positive int, got {budget!r}")
+        self.budget = check_budget(budget)
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout must be one of {ROLLOUT_POLICIES}, got {rollout!r}")
         if not 0.0 <= float(epsilon) <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
-        self.budget = int(budget)
         self.rollout = rollout
         self.epsilon = float(epsilon)
         if plies is not None and (isinstance(plies, bool) or int(plies) < 0):
@@ -497,7 +496,7 @@ class ISMCTSAgent(Agent):
         self, engine: Any, games: np.ndarray, obs: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Search the decisions of ``games``: ``(actions, chosen capture sets)``."""
-        seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
+        seeds = decision_seeds(self.rng, len(games))
         acts = np.empty(len(games), dtype=np.int64)
         chosen = np.empty(len(games), dtype=np.int64)
         rparams = round_params(engine)

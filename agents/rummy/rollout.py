@@ -30,7 +30,7 @@ from pasur_env.core.rng import splitmix_next
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.kernels.step import apply_action
 
-__all__ = ["RummyRolloutAgent"]
+__all__ = ["RummyRolloutAgent", "determinize", "greedy_playout", "candidate_actions"]
 
 
 @njit(cache=True)
@@ -70,6 +70,21 @@ def determinize(st: np.ndarray, b: int, seat: int, z: np.uint64) -> np.uint64:
     return z
 
 
+@njit(cache=True)
+def greedy_playout(st: np.ndarray, b: int, params: np.ndarray, info: np.ndarray,
+                   team: int) -> int:
+    """Play game ``b`` on with greedy for every seat to the round's end (``params`` of
+    one-round episodes, no auto reset); ``info`` holds the last step's report (zeros if
+    none). Returns team ``team``'s round points minus the other team's."""
+    for _ in range(4000):
+        if info[K.I_ROUND_END]:
+            break
+        a = greedy_rummy_action(st, b, params)
+        info[:] = 0
+        apply_action(st, b, a, params, info, False)
+    return info[K.I_POINTS + team] - info[K.I_POINTS + 1 - team]
+
+
 @njit(cache=True, parallel=False, nogil=True)
 def rollout_kernel(st: np.ndarray, params: np.ndarray, first: np.ndarray, team: np.ndarray,
                    out: np.ndarray) -> None:
@@ -77,14 +92,8 @@ def rollout_kernel(st: np.ndarray, params: np.ndarray, first: np.ndarray, team: 
     end; ``out[b]`` = team ``team[b]``'s round points minus the other team's."""
     for b in prange(st.shape[0]):
         info = np.zeros(K.NINFO, dtype=np.int64)
-        a = first[b]
-        for _ in range(4000):
-            info[:] = 0
-            apply_action(st, b, a, params, info, False)
-            if info[K.I_ROUND_END]:
-                break
-            a = greedy_rummy_action(st, b, params)
-        out[b] = info[K.I_POINTS + team[b]] - info[K.I_POINTS + 1 - team[b]]
+        apply_action(st, b, first[b], params, info, False)
+        out[b] = greedy_playout(st, b, params, info, team[b])
 
 
 _ROLLOUT = BatchKernel(rollout_kernel, 64)
@@ -100,6 +109,20 @@ def candidates(eng: Any, g: int, mask: np.ndarray, greedy: int) -> list[int]:
     else:
         others = []
     return [greedy] + others
+
+
+def candidate_actions(eng: Any, games: np.ndarray,
+                      mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(offsets, actions, greedy)``: the candidates of each game's decision (rows
+    ``offsets[i]:offsets[i + 1]``, greedy's action first; one row where the decision is
+    greedy's, :func:`candidates`) and greedy's action per game."""
+    greedy = greedy_rummy_actions(eng, games)
+    lists = [candidates(eng, int(g), mask[i], int(greedy[i]))
+             for i, g in enumerate(np.asarray(games).tolist())]
+    offsets = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(c) for c in lists], out=offsets[1:])
+    actions = np.fromiter((a for c in lists for a in c), dtype=np.int64, count=int(offsets[-1]))
+    return offsets, actions, greedy
 
 
 class RummyRolloutAgent(Agent):
@@ -122,18 +145,31 @@ class RummyRolloutAgent(Agent):
         self._z = np.random.SeedSequence(seed).generate_state(1, np.uint64)[0]
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
-        eng, games = view.engine, view.games
-        acts = greedy_rummy_actions(eng, games)
-        plans = [(i, candidates(eng, int(g), mask[i], int(acts[i])))
-                 for i, g in enumerate(games.tolist())]
-        plans = [(i, c) for i, c in plans if len(c) > 1]
-        if plans:
-            self._choose(eng, games, plans, acts)
+        offsets, actions, values = self.candidate_values(view.engine, view.games, mask)
+        acts = actions[offsets[:-1]].copy()  # greedy's action
+        for i in np.flatnonzero(np.diff(offsets) > 1).tolist():
+            lo = int(offsets[i])
+            acts[i] = actions[lo + int(np.argmax(values[lo:offsets[i + 1]]))]  # greedy on ties
         return check_actions(acts, np.asarray(mask), self.name)
 
-    def _choose(self, eng: Any, games: np.ndarray, plans: list[tuple[int, list[int]]],
-                acts: np.ndarray) -> None:
-        """Roll out every candidate of every planned decision; write the best into acts."""
+    def candidate_values(self, eng: Any, games: np.ndarray,
+                         mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The value of every candidate of each decision: ``(offsets, actions, values)``;
+        decision ``i``'s candidates are rows ``offsets[i]:offsets[i + 1]`` (greedy's action
+        first), each valued by the mean team point difference of its rollouts (0 where
+        greedy's action is the only candidate: nothing is rolled out there). The
+        labeller of the Rummy network (:mod:`train.move_net.rummy`) calls this."""
+        offsets, actions, _ = candidate_actions(eng, games, mask)
+        values = np.zeros(len(actions), dtype=np.float64)
+        plans = [(i, actions[offsets[i]:offsets[i + 1]].tolist())
+                 for i in np.flatnonzero(np.diff(offsets) > 1).tolist()]
+        if plans:
+            self._rollouts(eng, games, plans, offsets, values)
+        return offsets, actions, values
+
+    def _rollouts(self, eng: Any, games: np.ndarray, plans: list[tuple[int, list[int]]],
+                  offsets: np.ndarray, values: np.ndarray) -> None:
+        """Roll out every candidate of every planned decision; write the means into values."""
         rows, first, team = [], [], []
         for i, cands in plans:
             g = int(games[i])
@@ -154,4 +190,4 @@ class RummyRolloutAgent(Agent):
             n = len(cands)
             vals = out[pos:pos + n * self.samples].reshape(self.samples, n).mean(axis=0)
             pos += n * self.samples
-            acts[i] = cands[int(np.argmax(vals))]  # first maximum: greedy on ties
+            values[offsets[i]:offsets[i + 1]] = vals

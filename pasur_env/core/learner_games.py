@@ -40,10 +40,10 @@ from pasur_env.core.options import (
     check_seed,
     needs_reset_error,
 )
-from pasur_env.core.policy import Policy
+from pasur_env.core.policy import OpponentSource, Policy
 from pasur_env.core.rewards import round_infos, seat_rewards
 
-__all__ = ["LearnerGames", "RESET_OPTIONS"]
+__all__ = ["LearnerGames", "PooledLearnerGames", "RESET_OPTIONS"]
 
 #: reset options the training envs understand
 RESET_OPTIONS = ("deck", "dealer", "learner_seat")
@@ -313,3 +313,74 @@ class LearnerGames:
             "round_points": self.round_points[g].tolist(),
             "scores": self.scores[g].tolist(),
         }
+
+
+class PooledLearnerGames(LearnerGames):
+    """:class:`LearnerGames` whose opponents come from an
+    :class:`~pasur_env.core.policy.OpponentSource` (such as ``agents.OpponentPool``).
+
+    Each game draws its opponent from the source (with its generator ``rngs[g]``) when
+    it starts an episode, and the source hears the learner's result of every finished
+    episode (1 win, 0.5 tie, 0 loss: prioritized self-play feeds on it). Both games'
+    training envs stand on it: in Pasur the drawn opponent plays every other seat, in
+    Persian Rummy the two opponents' seats (the partner is the game's own policy, in the
+    fixed first slot of the play loop's table). A subclass calls :meth:`_init_pool` once
+    its fixed policies are in ``_policies`` and seats an opponent with
+    :meth:`_assign_opponent` from :meth:`_seat_players`.
+    """
+
+    @staticmethod
+    def _check_pool(opponents: OpponentSource) -> None:
+        if len(opponents) == 0:
+            raise ValueError("the opponent pool is empty")
+
+    def _init_pool(self, opponents: OpponentSource) -> None:
+        self._check_pool(opponents)
+        self.pool = opponents
+        #: opponent of each game: its source's id and name, and its policy's index in
+        #: ``_policies``
+        self.entry_id = np.zeros(self.num_games, dtype=np.int64)
+        self.entry_name: list[str] = [""] * self.num_games
+        self._slot_of: dict[int, int] = {}
+        #: the leading slots of ``_policies`` that are the game's own (never compacted)
+        self._fixed_slots = len(self._policies)
+
+    def _assign_opponent(self, g: int, entry: Any, seats: np.ndarray | None = None) -> None:
+        """Seat ``entry`` (drawn from the source) at ``seats`` of game ``g`` (a bool per
+        seat; default every seat but the learner's)."""
+        policy = entry.policy
+        slot = self._slot_of.get(id(policy))
+        if slot is None or self._policies[slot] is not policy:
+            if len(self._policies) > 4 * max(len(self.pool), 8):
+                self._compact_slots()
+            slot = len(self._policies)
+            self._policies.append(policy)
+            self._slot_of[id(policy)] = slot
+        if seats is None:
+            self.seat_policy[g] = slot
+            self.seat_policy[g, self.seat[g]] = -1
+        else:
+            self.seat_policy[g, seats] = slot
+        self.entry_id[g] = entry.id
+        self.entry_name[g] = entry.name
+
+    def _compact_slots(self) -> None:
+        """Forget policies no game uses any more (removed snapshots)."""
+        fixed = list(range(self._fixed_slots))
+        used = sorted(set(fixed) | set(self.seat_policy[self.seat_policy >= 0].tolist()))
+        policies = [self._policies[s] for s in used]
+        remap = np.full(len(self._policies) + 1, -1, dtype=np.int64)
+        remap[used] = np.arange(len(used))
+        self.seat_policy = remap[self.seat_policy]  # -1 stays -1 (the last entry)
+        self._policies = policies
+        self._slot_of = {id(p): i for i, p in enumerate(policies) if i >= self._fixed_slots}
+
+    def _episode_ended(self, games: np.ndarray, winner: np.ndarray) -> None:
+        """The source hears the learner's result: 1 win, 0.5 tie, 0 loss."""
+        mine = self.sides[self.seat[games]]
+        result = np.where(winner == mine, 1.0, np.where(winner < 0, 0.5, 0.0))
+        for g, res in zip(games.tolist(), result.tolist(), strict=True):
+            self.pool.record(int(self.entry_id[g]), res)
+
+    def reset_info(self, g: int) -> dict[str, Any]:
+        return {"learner_seat": int(self.seat[g]), "opponent": self.entry_name[g]}

@@ -27,7 +27,7 @@ __all__ = ["LearnerGames"]
 RESET_OPTIONS = core.RESET_OPTIONS
 
 
-class LearnerGames(core.LearnerGames):
+class LearnerGames(core.PooledLearnerGames):
     """B Pasur games in one engine, each with a learner seat and an opponent.
 
     Args:
@@ -56,20 +56,14 @@ class LearnerGames(core.LearnerGames):
         opponents: OpponentSource,
         parallel: bool | None = None,
     ) -> None:
-        if len(opponents) == 0:
-            raise ValueError("the opponent pool is empty")
+        self._check_pool(opponents)
         engine = Engine(int(num_games), rules=rules, episode=episode, auto_reset=False,
                         parallel=parallel)
         super().__init__(engine, seat_sides(rules), rules.num_sides, reward, max_rounds,
                          learner_seat)
         self.rules = rules
         self.episode = episode
-        self.pool = opponents
-        #: opponent of each game: its source's id and name, and its policy's index in
-        #: ``_policies``
-        self.entry_id = np.zeros(self.num_games, dtype=np.int64)
-        self.entry_name: list[str] = [""] * self.num_games
-        self._slot_of: dict[int, int] = {}
+        self._init_pool(opponents)
 
     # ---- the game's parts of LearnerGames --------------------------------------------------
     def _deal(
@@ -100,40 +94,5 @@ class LearnerGames(core.LearnerGames):
         """Game ``g`` draws its opponent from the source; it plays every other seat."""
         self._assign_opponent(g, self.pool.sample(self.rngs[g]))
 
-    def _assign_opponent(self, g: int, entry: Any) -> None:
-        """Seat ``entry`` (drawn from the source) at every seat of game ``g`` but the learner's."""
-        policy = entry.policy
-        slot = self._slot_of.get(id(policy))
-        if slot is None or self._policies[slot] is not policy:
-            if len(self._policies) > 4 * max(len(self.pool), 8):
-                self._compact_slots()
-            slot = len(self._policies)
-            self._policies.append(policy)
-            self._slot_of[id(policy)] = slot
-        self.seat_policy[g] = slot
-        self.seat_policy[g, self.seat[g]] = -1
-        self.entry_id[g] = entry.id
-        self.entry_name[g] = entry.name
-
-    def _compact_slots(self) -> None:
-        """Forget policies no game uses any more (removed snapshots)."""
-        used = sorted(set(self.seat_policy[self.seat_policy >= 0].tolist()))
-        policies = [self._policies[s] for s in used]
-        remap = np.full(len(self._policies) + 1, -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        self.seat_policy = remap[self.seat_policy]  # -1 stays -1 (the last entry)
-        self._policies = policies
-        self._slot_of = {id(p): i for i, p in enumerate(policies)}
-
-    def _episode_ended(self, games: np.ndarray, winner: np.ndarray) -> None:
-        """The source hears the learner's result: 1 win, 0.5 tie, 0 loss."""
-        mine = self.sides[self.seat[games]]
-        result = np.where(winner == mine, 1.0, np.where(winner < 0, 0.5, 0.0))
-        for g, res in zip(games.tolist(), result.tolist(), strict=True):
-            self.pool.record(int(self.entry_id[g]), res)
-
     def reset_players(self, seed: int) -> None:
         self.pool.reset(seed)
-
-    def reset_info(self, g: int) -> dict[str, Any]:
-        return {"learner_seat": int(self.seat[g]), "opponent": self.entry_name[g]}

@@ -1,10 +1,14 @@
-"""Persian Rummy's learner games: :class:`pasur_env.core.learner_games.LearnerGames` over a
-:class:`RummyEngine`, with a partner policy and an opponent policy.
+"""Persian Rummy's learner games: :class:`pasur_env.core.learner_games.PooledLearnerGames`
+over a :class:`RummyEngine`, with a partner policy and opponents from an opponent source.
 
-The learner sits at one seat; its partner (the seat opposite) and the two opponents
-are policy objects (:class:`pasur_env.Policy`) that move through the one play loop
-until it is the learner's turn again or the episode ends. Rewards are those of
-:func:`pasur_env.core.rewards.seat_rewards` over the two teams. This class holds no rule logic.
+The learner sits at one seat; its partner (the seat opposite) is a policy object
+(:class:`pasur_env.Policy`) and the two opponents are one policy drawn per game and
+episode from an :class:`~pasur_env.core.policy.OpponentSource` (a single policy is the
+source of itself; ``agents.OpponentPool`` mixes self-play snapshots and scripted agents,
+as for Pasur). They move through the one play loop until it is the learner's turn
+again or the episode ends. Rewards are those of
+:func:`pasur_env.core.rewards.seat_rewards` over the two teams. This class holds no
+rule logic.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from pasur_env.core import learner_games as core
-from pasur_env.core.policy import Policy
+from pasur_env.core.policy import FixedOpponent, OpponentSource, Policy, as_opponents
 from pasur_env.rummy.actions import action_str
 from pasur_env.rummy.engine import RummyEngine
 from pasur_env.rummy.rewards import SEAT_TEAM
@@ -22,26 +26,32 @@ from pasur_env.rummy.rules import RummyRules
 
 __all__ = ["RummyLearnerGames"]
 
-#: policy index (in the play loop's table) of the partner and of the opponents
-PARTNER, OPPONENT = 0, 1
+#: policy index (in the play loop's table) of the partner
+PARTNER = 0
 
 
-class RummyLearnerGames(core.LearnerGames):
-    """``n`` games, each with a learner seat, a partner policy and an opponent policy.
+class RummyLearnerGames(core.PooledLearnerGames):
+    """``n`` games, each with a learner seat, a partner policy and opponents drawn from
+    a source (a policy, or an :class:`~pasur_env.core.policy.OpponentSource`).
 
-    ``partner`` and ``opponent`` may be replaced between steps (self-play snapshots);
-    the next decisions use the new policies.
+    ``partner`` and ``opponent`` may be replaced between steps (self-play snapshots):
+    a new partner, or a new single opponent replacing a single one, plays the next
+    decisions; a new source is drawn from as the games start their next episodes.
     """
 
     action_str = staticmethod(action_str)
 
     def __init__(self, n: int, rules: RummyRules, episode: str, reward: str,
-                 max_rounds: int | None, learner_seat: int | str, opponent: Policy,
-                 partner: Policy, parallel: bool | None = None) -> None:
+                 max_rounds: int | None, learner_seat: int | str,
+                 opponent: Policy | OpponentSource, partner: Policy,
+                 parallel: bool | None = None) -> None:
+        source = as_opponents(opponent)
+        self._check_pool(source)
         engine = RummyEngine(n, rules=rules, episode=episode, auto_reset=False,
                              parallel=parallel)
         super().__init__(engine, SEAT_TEAM, 2, reward, max_rounds, learner_seat)
-        self._policies = [partner, opponent]
+        self._policies = [partner]
+        self._init_pool(source)
 
     @property
     def partner(self) -> Policy:
@@ -52,12 +62,20 @@ class RummyLearnerGames(core.LearnerGames):
         self._policies[PARTNER] = policy
 
     @property
-    def opponent(self) -> Policy:
-        return self._policies[OPPONENT]
+    def opponent(self) -> Any:
+        """The single opponent policy, or the source the opponents are drawn from."""
+        pool = self.pool
+        return pool.opponent.policy if isinstance(pool, FixedOpponent) else pool
 
     @opponent.setter
-    def opponent(self, policy: Policy) -> None:
-        self._policies[OPPONENT] = policy
+    def opponent(self, policy: Policy | OpponentSource) -> None:
+        old, self.pool = self.pool, as_opponents(policy)
+        if isinstance(old, FixedOpponent) and isinstance(self.pool, FixedOpponent):
+            slot = self._slot_of.pop(id(old.opponent.policy), None)
+            if slot is not None:  # the games in progress play on with the new one
+                new = self.pool.opponent.policy
+                self._policies[slot] = new
+                self._slot_of[id(new)] = slot
 
     # ---- the game's parts of LearnerGames --------------------------------------------------
     def _deal(
@@ -70,11 +88,12 @@ class RummyLearnerGames(core.LearnerGames):
                                    dealer=opts.get("dealer"))
 
     def _seat_players(self, g: int) -> None:
-        """The partner sits opposite the learner, the opponent policy at both other seats."""
+        """The partner sits opposite the learner, the drawn opponent at both other seats."""
         opposite = (np.arange(4) - self.seat[g]) % 4 == 2
-        self.seat_policy[g] = np.where(opposite, PARTNER, OPPONENT)
+        self._assign_opponent(g, self.pool.sample(self.rngs[g]), ~opposite)
+        self.seat_policy[g, opposite] = PARTNER
 
     def reset_players(self, seed: int) -> None:
-        """The opponent gets ``seed``, the partner ``seed + 1``."""
-        self.opponent.reset(seed)
+        """The opponents get ``seed``, the partner ``seed + 1``."""
+        self.pool.reset(seed)
         self.partner.reset(seed + 1)

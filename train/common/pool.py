@@ -69,6 +69,8 @@ class OpponentPool:
             newest entry with this probability first (e.g. 0.5: half of the games
             against the current snapshot).
         seed: seeds the agents (entry ``k`` gets ``seed + k``).
+        game: the game whose registry builds entries given by name (``"pasur"`` or
+            ``"persian_rummy"``): one pool for both games' training envs.
     """
 
     def __init__(
@@ -80,6 +82,7 @@ class OpponentPool:
         power: float = 1.0,
         latest_prob: float = 0.0,
         seed: int | None = None,
+        game: str = "pasur",
     ) -> None:
         if not callable(sampling) and sampling not in SAMPLING_RULES:
             raise ValueError(f"sampling must be one of {SAMPLING_RULES} or a callable")
@@ -92,6 +95,7 @@ class OpponentPool:
         self.power = float(power)
         self.latest_prob = float(latest_prob)
         self.seed = seed
+        self.game = game
         self.entries: list[PoolEntry] = []
         self._ids = itertools.count()
         self._by_id: dict[int, PoolEntry] = {}
@@ -115,7 +119,8 @@ class OpponentPool:
         if weight < 0:
             raise ValueError(f"weight must be >= 0, got {weight}")
         k = next(self._ids)
-        agent = as_agent(opponent, seed=None if self.seed is None else self.seed + k)
+        agent = as_agent(opponent, seed=None if self.seed is None else self.seed + k,
+                         game=self.game)
         entry = PoolEntry(
             policy=agent,
             name=name or getattr(agent, "name", f"opponent_{k}"),

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pasur_env.core.batch_engine import PARALLEL_MIN_BATCH
-from train.move_net.data import Dataset, SearchLabeler
+from train.move_net.data import Dataset, Labeler
 
 __all__ = ["Measured", "Plan", "Budget", "plan_budget", "time_fit", "time_evaluations",
            "SAFETY", "FIT_SHARE", "EVAL_SHARE"]
@@ -221,7 +221,7 @@ class Budget:
         """Mark the start of the first iteration's labelling."""
         self.marks = [(0, self.clock())]
 
-    def resize(self, labeler: SearchLabeler) -> int:
+    def resize(self, labeler: Labeler) -> int:
         """The decisions the labelling should reach, given what it has now."""
         if self.plan is not None:
             return self.plan.decisions_per_iteration

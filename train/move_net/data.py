@@ -25,11 +25,13 @@ from agents.pasur._moves import emit_actions
 from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
 from agents.pasur.net.agent import best_moves
 from agents.pasur.net.features import candidate_moves
-from pasur_env import Engine, GameView
+from agents.search import decision_seeds
+from pasur_env import GameView
 from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
+from pasur_env.games import game_info
 
-__all__ = ["Dataset", "SearchLabeler", "generate"]
+__all__ = ["Dataset", "Labeler", "SearchLabeler", "generate"]
 
 
 @dataclass
@@ -79,30 +81,20 @@ class Dataset:
             return cls(d["obs"], d["offsets"], d["feats"], d["values"], d["states"])
 
 
-class SearchLabeler:
-    """A policy that values every move by search, records it, and plays the best.
+class Labeler:
+    """What every game's labeller shares: the decisions recorded so far (:meth:`take`).
 
-    Args:
-        budget: rollouts per decision (split over the moves).
-        seed: seeds the search streams and the exploration.
-        explore: probability of playing a uniformly random candidate move instead.
-        rollout, plies, horizon: the search's rollout policy and depth (as
-            :class:`agents.ISMCTSAgent`).
-        student: a network (:class:`agents.pasur.net.MoveNet`) whose own choice is played with
-            probability ``follow`` instead of the search's: the labels then also cover
-            the positions the network's own play leads to (DAgger).
-        follow: see ``student``.
+    A labeller is a policy (``act``) that values every candidate of its decisions and
+    records them with :meth:`_record`; :func:`generate` plays it and counts
+    :attr:`decisions`. Pasur's is :class:`SearchLabeler`, Persian Rummy's
+    :class:`train.move_net.rummy.RummyLabeler`.
     """
 
     name = "labeler"
     needs_observation = True
 
-    def __init__(self, budget: int, seed: int, explore: float = 0.0,
-                 rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
-                 student: Any = None, follow: float = 0.0) -> None:
-        self.budget, self.explore, self.rollout = budget, explore, rollout
-        self.plies = WHOLE_ROLLOUT if plies is None else plies
-        self.horizon, self.student, self.follow = horizon, student, follow
+    def __init__(self, seed: int, explore: float = 0.0) -> None:
+        self.explore = explore
         self.rng = np.random.default_rng(seed)
         self.parts: list[Dataset] = []
         self.decisions = 0
@@ -110,26 +102,16 @@ class SearchLabeler:
     def reset(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
-        assert obs is not None
-        eng, games = view.engine, view.games
-        offsets, cards, capts, feats = candidate_moves(eng, games)
-        seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
-        values = search_values(eng, games, offsets, seeds, budget=self.budget,
-                               rollout=self.rollout, plies=self.plies, horizon=self.horizon)
-        self._record(eng.state[games], obs, offsets, feats, values)
-        chosen = best_moves(values, offsets)
-        if self.student is not None and self.follow > 0:
-            own = best_moves(self.student.q_values(obs, offsets, feats), offsets)
-            chosen = np.where(self.rng.random(len(games)) < self.follow, own, chosen)
+    def _explore(self, chosen: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """``chosen`` with, in each decision with probability ``explore``, a uniformly
+        random candidate instead."""
         counts = np.diff(offsets)
-        wild = self.rng.random(len(games)) < self.explore
+        n = counts.size
+        wild = self.rng.random(n) < self.explore
         if wild.any():
-            pick = (self.rng.random(len(games)) * counts).astype(np.int64)
+            pick = (self.rng.random(n) * counts).astype(np.int64)
             chosen = np.where(wild, offsets[:-1] + pick, chosen)
-        out = np.empty(len(games), dtype=np.int64)
-        emit_actions(eng.state, games, cards[chosen], capts[chosen], out)
-        return check_actions(out, mask, self.name)
+        return chosen
 
     def _record(self, states: np.ndarray, obs: np.ndarray, offsets: np.ndarray,
                 feats: np.ndarray, values: np.ndarray) -> None:
@@ -152,11 +134,59 @@ class SearchLabeler:
         return data
 
 
+class SearchLabeler(Labeler):
+    """A policy that values every move by search, records it, and plays the best.
+
+    Args:
+        budget: rollouts per decision (split over the moves).
+        seed: seeds the search streams and the exploration.
+        explore: probability of playing a uniformly random candidate move instead.
+        rollout, plies, horizon: the search's rollout policy and depth (as
+            :class:`agents.ISMCTSAgent`).
+        student: a network (:class:`agents.pasur.net.MoveNet`) whose own choice is played with
+            probability ``follow`` instead of the search's: the labels then also cover
+            the positions the network's own play leads to (DAgger).
+        follow: see ``student``.
+    """
+
+    def __init__(self, budget: int, seed: int, explore: float = 0.0,
+                 rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
+                 student: Any = None, follow: float = 0.0) -> None:
+        super().__init__(seed, explore)
+        self.budget, self.rollout = budget, rollout
+        self.plies = WHOLE_ROLLOUT if plies is None else plies
+        self.horizon, self.student, self.follow = horizon, student, follow
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        assert obs is not None
+        eng, games = view.engine, view.games
+        offsets, cards, capts, feats = candidate_moves(eng, games)
+        seeds = decision_seeds(self.rng, len(games))
+        values = search_values(eng, games, offsets, seeds, budget=self.budget,
+                               rollout=self.rollout, plies=self.plies, horizon=self.horizon)
+        self._record(eng.state[games], obs, offsets, feats, values)
+        chosen = best_moves(values, offsets)
+        if self.student is not None and self.follow > 0:
+            own = best_moves(self.student.q_values(obs, offsets, feats), offsets)
+            chosen = np.where(self.rng.random(len(games)) < self.follow, own, chosen)
+        chosen = self._explore(chosen, offsets)
+        out = np.empty(len(games), dtype=np.int64)
+        emit_actions(eng.state, games, cards[chosen], capts[chosen], out)
+        return check_actions(out, mask, self.name)
+
+
+def _engine(game: str, batch: int, seed: int, num_players: int) -> Any:
+    """A batch of one-round games of ``game`` that stop when they end."""
+    info = game_info(game)
+    players = {"num_players": num_players} if info.id == "pasur" else {}
+    return info.engine_class()(batch, seed=seed, episode="round", auto_reset=False, **players)
+
+
 def generate(
-    labeler: SearchLabeler, decisions: int, *, num_players: int, seed: int,
+    labeler: Labeler, decisions: int, *, num_players: int, seed: int,
     opponents: dict[str, float], batch: int = 256, progress: Any = None,
     policies: dict[str, Policy] | None = None, deadline: float | None = None,
-    resize: Callable[[SearchLabeler], int] | None = None,
+    resize: Callable[[Labeler], int] | None = None, game: str = "pasur",
 ) -> Dataset:
     """Play one-round games until ``labeler`` has recorded ``decisions`` decisions.
 
@@ -167,20 +197,21 @@ def generate(
     :func:`agents.make_agent`. At ``deadline`` (a ``time.time()`` value) it stops after
     the batch of games in progress. ``resize(labeler)``, called after each batch, returns
     the number of decisions to reach from then on (a wall-time budget sizes the run while
-    it labels: :class:`train.move_net.budget.Budget`).
+    it labels: :class:`train.move_net.budget.Budget`). ``game`` is the game played (its
+    engine and its agents' registry; Persian Rummy has 4 players).
     """
     names = list(opponents)
     weights = np.array([opponents[n] for n in names], dtype=np.float64)
     weights /= weights.sum()
     rng = np.random.default_rng([seed, 11])
     built = [labeler] + [
-        labeler if n == "self" else (policies or {}).get(n) or make_agent(n, seed=seed + k)
+        labeler if n == "self" else (policies or {}).get(n)
+        or make_agent(n, game=game, seed=seed + k)
         for k, n in enumerate(names)
     ]
     chunk = seed
     while labeler.decisions < decisions and (deadline is None or time.time() < deadline):
-        eng = Engine(batch, seed=chunk, episode="round", auto_reset=False,
-                     num_players=num_players)
+        eng = _engine(game, batch, chunk, num_players)
         chunk += 1
         learner = rng.integers(0, num_players, batch)
         opp = 1 + rng.choice(len(names), size=batch, p=weights)

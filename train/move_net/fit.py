@@ -1,9 +1,10 @@
 """Fitting the move-scoring network to search labels (torch), and exporting it to numpy.
 
-:class:`TorchMoveNet` has exactly the parameters of :class:`agents.pasur.net.MoveNet` (the
-numpy network the agents run), so a fitted model is exported array for array
-(:meth:`TorchMoveNet.to_numpy`) and a shipped one can be fitted further
-(:meth:`TorchMoveNet.from_numpy`).
+:class:`TorchMoveNet` has exactly the parameters of :class:`agents.move_net.MoveNetBase`
+(the numpy network the agents of both games run), so a fitted model is exported array
+for array (:meth:`TorchMoveNet.to_numpy`, to the game's class) and a shipped one can be
+fitted further (:meth:`TorchMoveNet.from_numpy`). The fit is the same for both games;
+only Pasur has the symmetry that ``augment`` uses.
 
 The loss, per decision of the batch (values ``v_m`` from search for its moves ``m``):
 
@@ -16,6 +17,10 @@ The loss, per decision of the batch (values ``v_m`` from search for its moves ``
   hopeless move as much as the best two; this term puts the weight where the decision
   is made, on the moves near the top.
 
+With ``value_scale`` the values are fitted in units of that many points (the network's
+``Q`` then is too; only its order matters to the agents): Persian Rummy's round-point
+differences are ten times Pasur's, too large for the step sizes that fit Pasur.
+
 With ``augment`` every decision of a minibatch is seen under a random symmetry of the
 rules (:mod:`pasur_env.pasur.symmetry`: the non-club suits exchanged rank by rank, 10♦
 kept): its observation's and its move rows' card planes are relabelled, its values
@@ -27,13 +32,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from agents.move_net import PARAM_NAMES, MoveNetBase
 from agents.pasur.net.features import MOVE_WIDTH, move_row_permutation
-from agents.pasur.net.model import PARAM_NAMES, MoveNet
+from agents.pasur.net.model import MoveNet
 from pasur_env.pasur.rules import make_rules
 from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
 from train.move_net.data import Dataset
@@ -42,12 +49,14 @@ __all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
 
 
 class TorchMoveNet(nn.Module):
-    """The network of :class:`agents.pasur.net.MoveNet` in torch."""
+    """The network of :class:`agents.move_net.MoveNetBase` in torch (``move_width``: the
+    game's move rows; Pasur's by default)."""
 
-    def __init__(self, obs_size: int, hidden: int, hidden2: int) -> None:
+    def __init__(self, obs_size: int, hidden: int, hidden2: int,
+                 move_width: int = MOVE_WIDTH) -> None:
         super().__init__()
         self.obs = nn.Linear(obs_size, hidden, bias=False)
-        self.move = nn.Linear(MOVE_WIDTH, hidden)
+        self.move = nn.Linear(move_width, hidden)
         self.l2 = nn.Linear(hidden, hidden2)
         self.q = nn.Linear(hidden2, 1)
 
@@ -56,17 +65,22 @@ class TorchMoveNet(nn.Module):
         h = torch.relu(self.obs(obs)[dec] + self.move(feats))
         return self.q(torch.relu(self.l2(h))).squeeze(1)
 
-    def to_numpy(self, **meta: object) -> MoveNet:
-        """The same network as a numpy :class:`MoveNet` (for the agents)."""
+    def to_numpy(self, net_class: type[MoveNetBase] = MoveNet, **meta: object) -> Any:
+        """The same network as a numpy ``net_class`` (Pasur's :class:`MoveNet` by
+        default; for the agents)."""
         t = lambda x: x.detach().cpu().numpy().astype(np.float32)  # noqa: E731
         arrays = [t(self.obs.weight.T), t(self.move.weight.T), t(self.move.bias),
                   t(self.l2.weight.T), t(self.l2.bias), t(self.q.weight[0]), t(self.q.bias)]
-        return MoveNet(dict(zip(PARAM_NAMES, arrays, strict=True)), dict(meta))
+        if self.move.weight.shape[1] != net_class.MOVE_WIDTH:
+            raise ValueError(f"move rows of {self.move.weight.shape[1]} features are not "
+                             f"{net_class.GAME}'s ({net_class.MOVE_WIDTH})")
+        return net_class(dict(zip(PARAM_NAMES, arrays, strict=True)),
+                         {**meta, "game": net_class.GAME})
 
     @classmethod
-    def from_numpy(cls, net: MoveNet) -> TorchMoveNet:
+    def from_numpy(cls, net: MoveNetBase) -> TorchMoveNet:
         p = net.params
-        model = cls(net.obs_size, p["b1"].shape[0], p["b2"].shape[0])
+        model = cls(net.obs_size, p["b1"].shape[0], p["b2"].shape[0], p["w_move"].shape[0])
         f = lambda x: torch.as_tensor(np.asarray(x, dtype=np.float32))  # noqa: E731
         with torch.no_grad():
             model.obs.weight.copy_(f(p["w_obs"]).T)
@@ -94,6 +108,7 @@ class FitSettings:
     num_players: int = 2
     policy_weight: float = 0.0
     temperature: float = 1.0
+    value_scale: float = 1.0
 
 
 def rows_of(offsets: np.ndarray, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,7 +155,10 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
     rows, dec = rows_of(data.offsets, idx)
     obs = torch.as_tensor(data.obs[idx].astype(np.float32))
     feats = torch.as_tensor(data.feats[rows].astype(np.float32))
+    scale = s.value_scale
     v = torch.as_tensor(data.values[rows])
+    if scale != 1.0:
+        v = v / scale
     dec_t = torch.as_tensor(dec)
     if relabel is not None:
         obs, feats = relabel(obs, dec_t, feats)
@@ -156,16 +174,17 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
     loss = loss_adv + s.level_weight * loss_level
     parts: dict[str, float] = {}
     if s.policy_weight:
-        target = torch.exp(_log_softmax(v / s.temperature, dec_t, n))
+        t = s.temperature / scale  # in points; v and q are in units of ``scale`` points
+        target = torch.exp(_log_softmax(v / t, dec_t, n))
         loss_policy = -(torch.zeros(n).index_add_(
-            0, dec_t, target * _log_softmax(q / s.temperature, dec_t, n))).mean()
+            0, dec_t, target * _log_softmax(q / t, dec_t, n))).mean()
         loss = loss + s.policy_weight * loss_policy
         parts["loss_policy"] = loss_policy.item()
     with torch.no_grad():
         top = torch.full((n,), -1e9).scatter_reduce(0, dec_t, q, "amax")
         pick = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float() * v)
         hits = torch.zeros(n).index_add_(0, dec_t, (q >= top[dec_t]).float())
-        regret = (v_max - pick / hits).mean()
+        regret = (v_max - pick / hits).mean() * scale
     return loss, {"loss_adv": loss_adv.item(), "loss_level": loss_level.item(), **parts,
                   "regret": regret.item()}
 

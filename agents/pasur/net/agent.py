@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
+from agents.move_net import best_moves
 from agents.pasur._moves import emit_actions
 from agents.pasur.net.features import candidate_moves
 from agents.pasur.net.model import MoveNet
@@ -33,14 +34,6 @@ def pretrained_net_path(num_players: int) -> Path:
 def _shipped(num_players: int) -> MoveNet:
     """The shipped network for ``num_players``, loaded once per process (it is read-only)."""
     return MoveNet.shared(pretrained_net_path(num_players))
-
-
-def best_moves(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Row of the best move of each decision (the first one among equals)."""
-    counts = np.diff(offsets)
-    top = np.maximum.reduceat(q, offsets[:-1])
-    hit = np.flatnonzero(q >= np.repeat(top, counts))
-    return hit[np.searchsorted(hit, offsets[:-1])]
 
 
 class NetAgent(Agent):

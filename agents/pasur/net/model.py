@@ -1,148 +1,24 @@
-"""The move-scoring network, as numpy: ``Q(s, m)`` for every candidate move ``m``.
+"""Pasur's move-scoring network: the shared numpy network (:mod:`agents.move_net`) over
+Pasur's move rows (:mod:`agents.pasur.net.features`).
 
-The first layer is split in two: the decision's observation ``s`` goes through
-``W_obs`` once per decision, each move's features ``m`` (:mod:`agents.pasur.net.features`)
-through ``W_move`` once per move, and their sum feeds a small MLP that outputs the
-move's value: the expected round-point difference (own side minus the others' mean)
-after playing it.
-
-Inference is plain numpy (float32 matrix products), so the ``net`` agent needs no
-torch; :mod:`train.net` fits the same parameters with torch and saves them here as an
-``.npz`` file with a JSON header of metadata (observation size, players, how it was
-made), which :meth:`MoveNet.load` checks against the game it is asked to play.
+``Q(s, m)`` is the expected round-point difference (own side minus the others' mean)
+after playing move ``m`` in the decision whose observation is ``s``; :mod:`train.net`
+fits it and saves it as an ``.npz`` file that :meth:`MoveNet.load` reads back and
+:meth:`MoveNet.check` compares with the game it is asked to play.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
-import numpy as np
-
+from agents.move_net import PARAM_NAMES, MoveNetBase
 from agents.pasur.net.features import MOVE_WIDTH
 
 __all__ = ["MoveNet", "PARAM_NAMES"]
 
-#: parameter arrays of a network, in order
-PARAM_NAMES = ("w_obs", "w_move", "b1", "w2", "b2", "w_q", "b_q")
 
+class MoveNet(MoveNetBase):
+    """A Pasur move-scoring network (:class:`agents.move_net.MoveNetBase`)."""
 
-@dataclass
-class MoveNet:
-    """A move-scoring network (see the module docstring).
-
-    Attributes:
-        params: the arrays of :data:`PARAM_NAMES` (float32).
-        meta: ``obs_size``, ``num_players``, ``move_width`` and free-form provenance
-            (config, seed, data, evaluation) written by the training script.
-    """
-
-    params: dict[str, np.ndarray]
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def obs_size(self) -> int:
-        return int(self.params["w_obs"].shape[0])
-
-    @property
-    def num_players(self) -> int:
-        return int(self.meta.get("num_players", 2))
-
-    def check(self, obs_size: int, num_players: int, name: str = "net") -> None:
-        """Raise ``ValueError`` when the network was made for another game layout."""
-        if num_players != self.num_players:
-            raise ValueError(
-                f"{name}: the network was trained for {self.num_players} players, "
-                f"the game has {num_players}"
-            )
-        if obs_size != self.obs_size:
-            raise ValueError(
-                f"{name}: the network expects observations of {self.obs_size} features, "
-                f"this game encodes {obs_size} (another observation layout)"
-            )
-        if self.params["w_move"].shape[0] != MOVE_WIDTH:
-            raise ValueError(
-                f"{name}: the network expects move rows of {self.params['w_move'].shape[0]} "
-                f"features, this version writes {MOVE_WIDTH}"
-            )
-
-    # ---- inference ------------------------------------------------------------------------
-    def hidden(self, obs: np.ndarray, offsets: np.ndarray, feats: np.ndarray) -> np.ndarray:
-        """The last hidden layer of every move (n_moves, H2)."""
-        p = self.params
-        counts = np.diff(offsets)
-        h_obs = np.asarray(obs, dtype=np.float32) @ p["w_obs"]
-        h = np.repeat(h_obs, counts, axis=0)
-        h += feats @ p["w_move"]
-        h += p["b1"]
-        np.maximum(h, 0.0, out=h)
-        h2 = h @ p["w2"]
-        h2 += p["b2"]
-        np.maximum(h2, 0.0, out=h2)
-        return h2
-
-    def q_values(self, obs: np.ndarray, offsets: np.ndarray, feats: np.ndarray) -> np.ndarray:
-        """``Q(s, m)`` of every move: float32 (n_moves,); decision ``i`` owns the rows
-        ``offsets[i]:offsets[i + 1]``."""
-        return self.hidden(obs, offsets, feats) @ self.params["w_q"] + self.params["b_q"][0]
-
-    # ---- files ----------------------------------------------------------------------------
-    def save(self, path: str | Path) -> Path:
-        """Write the parameters and the metadata to one ``.npz`` file."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        meta = dict(self.meta, obs_size=self.obs_size, move_width=MOVE_WIDTH)
-        arrays = {k: np.asarray(self.params[k], dtype=np.float32) for k in PARAM_NAMES}
-        with open(path, "wb") as fh:
-            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
-        return path
-
-    @classmethod
-    def shared(cls, path: str | Path) -> MoveNet:
-        """The network at ``path``, read once per process per file version (resolved
-        path, modification time, size) and shared by every agent that plays it (it is
-        read-only)."""
-        real = Path(path).resolve()
-        if not real.is_file():
-            raise FileNotFoundError(f"no such network file: {str(path)!r}")
-        st = real.stat()
-        return _load_shared(str(real), st.st_mtime_ns, st.st_size)
-
-    @classmethod
-    def load(cls, path: str | Path) -> MoveNet:
-        """Read a network written by :meth:`save` (no pickled code is loaded)."""
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"no such network file: {str(path)!r}")
-        with np.load(path, allow_pickle=False) as data:
-            missing = [k for k in (*PARAM_NAMES, "meta") if k not in data.files]
-            if missing:
-                raise ValueError(f"{path} is not a move network: it lacks {missing}")
-            params = {k: np.ascontiguousarray(data[k], dtype=np.float32) for k in PARAM_NAMES}
-            meta = json.loads(str(data["meta"]))
-        return cls(params, meta)
-
-    @classmethod
-    def init(cls, obs_size: int, hidden: int, hidden2: int, seed: int = 0,
-             **meta: Any) -> MoveNet:
-        """A randomly initialised network (He-scaled), for tests and as a starting point."""
-        rng = np.random.default_rng(seed)
-
-        def he(n_in: int, n_out: int) -> np.ndarray:
-            return (rng.standard_normal((n_in, n_out)) * np.sqrt(2.0 / n_in)).astype(np.float32)
-
-        z = lambda n: np.zeros(n, dtype=np.float32)  # noqa: E731
-        params = {
-            "w_obs": he(obs_size, hidden), "w_move": he(MOVE_WIDTH, hidden), "b1": z(hidden),
-            "w2": he(hidden, hidden2), "b2": z(hidden2), "w_q": he(hidden2, 1)[:, 0],
-            "b_q": z(1),
-        }  # fmt: skip
-        return cls(params, dict(meta))
-
-
-@functools.lru_cache(maxsize=16)
-def _load_shared(path: str, mtime_ns: int, size: int) -> MoveNet:
-    return MoveNet.load(path)
+    GAME: ClassVar[str] = "pasur"
+    MOVE_WIDTH: ClassVar[int] = MOVE_WIDTH

@@ -57,6 +57,7 @@ from agents.pasur.inference import (
 from agents.pasur.ismcts import ISMCTSAgent, search_values
 from agents.pasur.net.agent import NetAgent, best_moves
 from agents.pasur.net.model import MoveNet
+from agents.search import decision_seeds
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
 
@@ -174,7 +175,7 @@ class NetSearchAgent(ISMCTSAgent):
         if self.solve_last_deal:
             solved, exact = endgame_values(engine, games, offsets)
             keep &= ~np.repeat(solved, np.diff(offsets))  # no rollouts where play is exact
-        seeds = self.rng.integers(0, 2**63 - 1, size=len(games), dtype=np.int64)
+        seeds = decision_seeds(self.rng, len(games))
         records = np.zeros((len(games), MAX_PLAYS, NREC), dtype=np.int64)
         if self._infers(engine):
             for i, g in enumerate(games.tolist()):

@@ -1,0 +1,181 @@
+"""Persian Rummy's move-scoring network: candidate features, the ``net`` agent, the
+labeller (the rollout agent's candidate values), the pipeline end to end at tiny size
+(run, resume, load), a network of another layout refused, and the shared opponent pool
+in the Rummy vector env."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.pasur.net import MoveNet  # noqa: E402
+from agents.rummy.net import RummyMoveNet, RummyNetAgent  # noqa: E402
+from agents.rummy.net.features import MOVE_WIDTH, candidate_features  # noqa: E402
+from agents.rummy.rollout import RummyRolloutAgent, candidate_actions  # noqa: E402
+from pasur_env import GameView  # noqa: E402
+from pasur_env.core.loop import play  # noqa: E402
+from pasur_env.rummy import kernels as K  # noqa: E402
+from pasur_env.rummy.engine import RummyEngine  # noqa: E402
+from pasur_env.rummy.observation import OBS_SIZE  # noqa: E402
+
+
+def tiny_net(seed: int = 0) -> RummyMoveNet:
+    return RummyMoveNet.init(OBS_SIZE, 16, 8, seed=seed, num_players=4)
+
+
+def positions(n: int = 32, steps: int = 40, seed: int = 3) -> RummyEngine:
+    """Games some decisions in, played by greedy."""
+    eng = RummyEngine(n, seed=seed, episode="round", auto_reset=False)
+    greedy = make_agent("greedy", game="persian_rummy")
+    for _ in range(steps):
+        live = np.flatnonzero(~eng.done)
+        if not live.size:
+            break
+        view = GameView(eng, live)
+        eng.step(greedy.act(None, eng.legal_mask()[live], view), live)
+    return eng
+
+
+def test_candidates_are_legal_and_described() -> None:
+    eng = positions()
+    games = np.flatnonzero(~eng.done)
+    mask = eng.legal_mask()[games]
+    offsets, actions, greedy = candidate_actions(eng, games, mask)
+    assert (actions[offsets[:-1]] == greedy).all()  # greedy's action first
+    feats = candidate_features(eng, games, offsets, actions, greedy)
+    assert feats.shape == (len(actions), MOVE_WIDTH) and np.isfinite(feats).all()
+    for i in range(len(games)):
+        rows = np.arange(offsets[i], offsets[i + 1])
+        assert mask[i, actions[rows]].all()
+        assert feats[rows, :6].sum(axis=1).tolist() == [1.0] * len(rows)  # one kind each
+        assert feats[rows[0], 6] == 1.0  # greedy's flag
+    assert (np.diff(offsets) > 1).any()  # some decisions offer a choice
+
+
+def test_rollout_values_every_candidate_and_plays_the_best() -> None:
+    eng = positions(seed=5)
+    games = np.flatnonzero(~eng.done)
+    mask = eng.legal_mask()[games]
+    a, b = RummyRolloutAgent(samples=2, seed=7), RummyRolloutAgent(samples=2, seed=7)
+    offsets, actions, values = a.candidate_values(eng, games, mask)
+    acts = b.act(None, mask, GameView(eng, games))
+    for i in range(len(games)):
+        lo, hi = offsets[i], offsets[i + 1]
+        assert acts[i] == actions[lo + int(np.argmax(values[lo:hi]))]
+
+
+def test_net_agent_plays_legally_and_refuses_another_layout(tmp_path) -> None:
+    net = tiny_net()
+    eng = RummyEngine(6, seed=1, episode="round", auto_reset=False)
+    play(eng, [RummyNetAgent(model=net)], np.zeros((6, 4), dtype=np.int64))  # checks actions
+    assert eng.done.all()
+    path = net.save(tmp_path / "r.npz")
+    agent = make_agent(str(path), game="persian_rummy")  # the .npz loader
+    assert isinstance(agent, RummyNetAgent) and agent.model.meta["game"] == "persian_rummy"
+    pasur = MoveNet.init(957, 16, 8, num_players=4).save(tmp_path / "pasur.npz")
+    with pytest.raises(ValueError, match="trained for the game 'pasur', not 'persian_rummy'"):
+        make_agent(str(pasur), game="persian_rummy")
+    with pytest.raises(ValueError, match="trained for the game 'persian_rummy', not 'pasur'"):
+        MoveNet.load(path).check(OBS_SIZE, 4)
+    bad = tiny_net()
+    bad.params["w_move"] = np.zeros((MOVE_WIDTH + 3, 16), dtype=np.float32)
+    with pytest.raises(ValueError, match=f"move rows of {MOVE_WIDTH + 3} features"):
+        RummyNetAgent(model=bad)
+    eng = RummyEngine(2, seed=0)
+    obs = eng.observe(np.arange(2), eng.current_player)
+    with pytest.raises(ValueError, match="expects observations of"):
+        RummyNetAgent(model=tiny_net()).act(obs[:, :-1], eng.legal_mask(), GameView.all(eng))
+
+
+def test_pipeline_runs_resumes_and_loads(tmp_path) -> None:
+    from train import net as train_net
+
+    args = ["--config", "rummy-tiny", "--name", "t", "--runs-dir", str(tmp_path),
+            "--iterations", "1"]
+    run = train_net.main(args)
+    for name in ("net.npz", "report.md", "final_eval.json", "evals.csv", "checkpoint.json"):
+        assert (run / name).exists(), name
+    assert json.loads((run / "checkpoint.json").read_text())["iteration"] == 1
+    train_net.main(args[:-1] + ["2", "--resume"])  # a second iteration on top of the first
+    state = json.loads((run / "checkpoint.json").read_text())
+    assert state["iteration"] == 2 and len(state["history"]) == 2
+    net = RummyMoveNet.load(run / "net.npz")
+    assert net.meta["game"] == "persian_rummy" and net.meta["iterations"] == 2
+    agent = make_agent(str(run / "net.npz"), game="persian_rummy")
+    eng = RummyEngine(4, seed=9, episode="round", auto_reset=False)
+    play(eng, [agent], np.zeros((4, 4), dtype=np.int64))
+    final = json.loads((run / "final_eval.json").read_text())
+    assert {r["b"] for r in final} == {"random", "greedy"}
+    assert "Persian Rummy move-scoring network" in (run / "report.md").read_text()
+    with pytest.raises(SystemExit):  # Persian Rummy is a 4-player game without augmentation
+        train_net.parse_args(["--game", "persian_rummy"])
+
+
+def test_opponent_pool_in_the_rummy_vector_env() -> None:
+    pytest.importorskip("stable_baselines3")
+    from pasur_env.rummy.vector_env import PersianRummyVecEnv
+    from train.common.pool import OpponentPool
+
+    pool = OpponentPool(["greedy", ("r", "random", 3.0)], sampling="weights", seed=0,
+                        game="persian_rummy")
+    vec = PersianRummyVecEnv(16, opponent=pool, partner=make_agent("greedy",
+                                                                   game="persian_rummy"), seed=0)
+    vec.reset()
+    names0 = vec.get_attr("opponent_name")
+    assert set(names0) == {"greedy", "r"}
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(120):
+        masks = vec.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, _, done, _ = vec.step(acts)
+        ended += int(done.sum())
+    assert sum(e.games for e in pool) == ended > 0  # the pool heard every result
+    assert vec.get_attr("opponent_name") != names0  # drawn anew as games reset
+    games = vec.games
+    for g in range(16):  # partner opposite the learner, the drawn opponent at the others
+        seat = games.seat[g]
+        assert games.seat_policy[g, (seat + 2) % 4] == 0
+        others = games.seat_policy[g, [(seat + 1) % 4, (seat + 3) % 4]]
+        assert others[0] == others[1] and games._policies[others[0]] is pool.get(
+            int(games.entry_id[g])).policy
+    assert K.NUM_ACTIONS == masks.shape[1]
+
+
+def test_rummy_ppo_trains_against_a_pool_with_snapshots(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("sb3_contrib")
+    from train import rummy_ppo
+
+    made = []
+    monkeypatch.setattr(rummy_ppo, "make_pool",
+                        lambda a, f=rummy_ppo.make_pool: made.append(f(a)) or made[-1])
+
+    args = rummy_ppo.parse_args(["--config", "tiny", "--opponent", "greedy:1>0.5,self:0>1"])
+    assert rummy_ppo.opponent_schedule(args) == {"greedy": (1.0, 0.5), "self": (0.0, 1.0)}
+    pool = rummy_ppo.make_pool(args)
+    assert pool.names == ["greedy"] and pool.game == "persian_rummy"
+    run = rummy_ppo.main(["--config", "tiny", "--name", "p", "--runs-dir", str(tmp_path),
+                          "--opponent", "greedy:1>0.5,self:0>1", "--bc-rounds", "0"])
+    assert (run / "model.zip").exists() and (run / "final_eval.json").exists()
+    assert any(n.startswith("self@") for n in made[-1].names)  # snapshots joined the pool
+    assert sum(e.games for e in made[-1]) > 0  # and the pool heard the results
+
+
+@pytest.mark.parametrize("search", ["rollout", "ismcts"])
+def test_labeller_records_every_candidates_value(search) -> None:
+    from train.move_net.data import generate
+    from train.move_net.rummy import RummyLabeler
+
+    labeler = RummyLabeler(8, seed=0, search=search)
+    data = generate(labeler, 30, num_players=4, seed=2, opponents={"greedy": 1.0}, batch=4,
+                    game="persian_rummy")
+    assert len(data) >= 30 and data.feats.shape == (data.offsets[-1], MOVE_WIDTH)
+    assert (np.diff(data.offsets) > 1).all() and np.isfinite(data.values).all()
+    assert data.obs.shape[1] == OBS_SIZE
+    with pytest.raises(ValueError, match="not 'mcts'"):
+        RummyLabeler(8, seed=0, search="mcts")
