@@ -123,6 +123,14 @@ class Args:
     checkpoint and the report, which also prints the same run as a fixed-work command"""
     resume: bool = False
     """continue from this run's latest checkpoint"""
+    address: str | None = None
+    """label on Ray (the rllib extra): ``local``, ``local:N`` (a local instance with N
+    CPUs), ``auto`` (the cluster of this machine) or ``HOST:PORT``. The labelling is cut
+    into shards that depend on the seed, the iteration and the shard's index only, so the
+    data and the network are the same whatever the number of workers; they differ from a
+    run without ``--address`` after the first batch (:mod:`train.move_net.distributed`)"""
+    workers: int = 0
+    """with ``address``: labelling shards in flight at once (0: the cluster's CPUs)"""
     progress_bar: bool = True
     """show progress bars"""
 
@@ -158,6 +166,18 @@ def check_args(args: Args) -> str | None:
         return f"--players must be 2, 3 or 4, got {args.players}"
     if args.time_budget_min < 0:
         return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
+    if args.address is not None:
+        from agents.evaluation.distributed import parse_address
+
+        try:
+            parse_address(args.address)
+        except ValueError as e:
+            return str(e)
+        if args.time_budget_min:
+            return ("--time-budget-min plans from this machine's labelling speed: give "
+                    "--total-decisions with --address")
+    if args.workers < 0:
+        return f"--workers must be 0 (the cluster's CPUs) or positive, got {args.workers}"
     if args.time_budget_min and args.time_limit_min:
         return ("--time-budget-min and --time-limit-min do not go together: the budget "
                 "already ends the run in time, and plans it so that it can be made again")
@@ -252,6 +272,8 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
     from train.move_net.data import SearchLabeler, generate
 
     seed = args.seed * 1000 + state.iteration
+    if args.address is not None:
+        return label_on_ray(args, state, decisions, deadline, seed)
     labeler = SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
                             plies=args.label_plies, horizon=args.label_horizon)
     mix, objects = opponent_mix(args, state.net)
@@ -273,6 +295,33 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
                         policies=objects, deadline=deadline, resize=resize)
     finally:
         bar.close()
+
+
+def label_on_ray(args: Args, state: State, decisions: int, deadline: float | None,
+                 seed: int) -> Any:
+    """One iteration's labelled decisions in shards on Ray (:mod:`train.move_net.distributed`);
+    prints the labelling throughput."""
+    from agents.evaluation.distributed import cluster_cpus
+    from agents.evaluation.progress import Progress
+    from train.move_net.distributed import LabelJob, label_sharded, ray_tasks
+
+    mix, _ = opponent_mix(args, state.net)
+    job = LabelJob(seed, args.players, args.label_budget, args.explore, args.label_plies,
+                   args.label_horizon, args.games_per_batch, mix, state.net)
+    workers = args.workers or cluster_cpus()
+    bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
+                   "decisions", args.progress_bar)
+    tasks = ray_tasks()
+    t0 = time.perf_counter()
+    try:
+        data = label_sharded(job, decisions, tasks, workers, deadline=deadline, progress=bar)
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - t0
+    print(f"labelled {len(data):,} decisions in {seconds:.1f} s with {workers} workers: "
+          f"{len(data) / seconds:.1f} decisions/s"
+          + (f" ({tasks.lost} shards redone)" if tasks.lost else ""))
+    return data
 
 
 def fit_settings(args: Args, iteration: int) -> Any:
@@ -510,6 +559,17 @@ def run_iterations(args: Args, state: State, run_dir: Path, writer: Any, start: 
     return args
 
 
+def ray_or_not(args: Args) -> Any:
+    """The Ray session of ``--address`` (nothing without it)."""
+    import contextlib
+
+    if args.address is None:
+        return contextlib.nullcontext()
+    from agents.evaluation.distributed import parse_address, ray_session
+
+    return ray_session(*parse_address(args.address))
+
+
 def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.monotonic) -> Path:
     """Run the pipeline; ``clock`` is the budget's clock (tests inject one)."""
     args = given = parse_args(argv)
@@ -529,7 +589,8 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
     if state.plan is not None:
         write_config(run_dir, args, state.plan)
     writer = SummaryWriter(str(run_dir / "tb"))
-    args = run_iterations(args, state, run_dir, writer, start, budget)
+    with ray_or_not(args):
+        args = run_iterations(args, state, run_dir, writer, start, budget)
     writer.close()
     state.net.meta.update(
         made_by=command_of(given), seed=args.seed,
