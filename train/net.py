@@ -318,7 +318,8 @@ def label_on_ray(args: Args, state: State, decisions: int, deadline: float | Non
     finally:
         bar.close()
     seconds = time.perf_counter() - t0
-    print(f"labelled {len(data):,} decisions in {seconds:.1f} s with {workers} workers: "
+    print(f"labelled {len(data):,} decisions in {seconds:.1f} s with {workers} "
+          f"worker{'s' if workers > 1 else ''}: "
           f"{len(data) / seconds:.1f} decisions/s"
           + (f" ({tasks.lost} shards redone)" if tasks.lost else ""))
     return data
