@@ -117,9 +117,10 @@ def ray_tasks() -> Any:
 
 def _wanted(done: dict[int, Dataset], in_flight: int, decisions: int) -> bool:
     """Whether one more shard may be needed: the decisions done plus those expected
-    from the shards in flight (at the mean shard's size) fall short."""
+    from the shards in flight (at the mean shard's size) fall short; before the first
+    shard is back, every worker gets one."""
     if not done:
-        return in_flight == 0
+        return True
     have = sum(len(d) for d in done.values())
     mean = have / len(done)
     return have + in_flight * mean < decisions
@@ -153,10 +154,7 @@ def label_sharded(job: LabelJob, decisions: int, tasks: Any, workers: int, *,
             tasks.submit(submitted, job_ref, submitted)
             submitted += 1
         if not len(tasks):
-            if late or submitted == 0:
-                break
-            tasks.submit(submitted, job_ref, submitted)  # short: one more
-            submitted += 1
+            break  # late: the shards done in order are kept
         shard, data = tasks.next()
         done[shard] = data
     tasks.cancel()
