@@ -22,9 +22,13 @@ Read top to bottom (CleanRL style):
    on (:mod:`train.move_net.budget`): the first iteration's labelling measures the
    machine, then the iterations, decisions and epochs are planned once, recorded and
    kept; without it the run does the fixed amount of work of its settings.
+7. ``--address`` labels on Ray (:mod:`train.move_net.distributed`): each iteration's games
+   in shards seeded by the seed, the iteration and the shard's index, as many at once as
+   there are workers; the data and the network do not depend on the number of workers.
 
     python -m train.net --name net --time-budget-min 18      # make train
     python -m train.net --name net --total-decisions 100000  # a fixed amount of work
+    python -m train.net --name net --address auto           # label on a Ray cluster
     tensorboard --logdir runs
 """
 
