@@ -42,10 +42,6 @@ from train.move_net.distributed import (  # noqa: E402
 )
 
 pytestmark = pytest.mark.rllib
-DEFAULT_RAY_DIR = pathlib.Path("/tmp/ray")
-AUTH_TOKEN = pathlib.Path.home() / ".ray" / "auth_token"
-_BEFORE = (DEFAULT_RAY_DIR.exists(), AUTH_TOKEN.exists())
-_TEMP_BEFORE = set(pathlib.Path("/tmp").glob("pasur-ray-*"))
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MIX = {"self": 1.0, "heuristic": 1.0, "greedy": 0.5, "random": 0.25}
 #: a tiny run whose iterations take several shards (4 games per shard)
@@ -244,12 +240,6 @@ def test_bad_addresses_are_refused(capsys) -> None:
         train_net.parse_args(["--address", "auto", "--time-budget-min", "5"])
 
 
-def test_no_stray_ray_state() -> None:
+def test_no_stray_ray_state(stray_ray_state) -> None:
     """Run last: the tests created no /tmp/ray, no auth token, no leftover temp folder."""
-    if not _BEFORE[0]:
-        assert not DEFAULT_RAY_DIR.exists()
-    if not _BEFORE[1]:
-        assert not AUTH_TOKEN.exists()
-    assert set(pathlib.Path("/tmp").glob("pasur-ray-*")) <= _TEMP_BEFORE
-    assert "RAY_TMPDIR" not in os.environ or not os.environ["RAY_TMPDIR"].startswith(
-        "/tmp/pasur-ray-")
+    assert stray_ray_state() == []

@@ -194,12 +194,18 @@ class RayTasks:
                 self.lost += 1
                 self.submit(key, *args, attempt=attempt + 1)
 
-    def drain(self) -> dict[Any, Any]:
-        """Every result still in flight, by key."""
+    def drain(self, progress: Progress | None = None) -> dict[Any, Any]:
+        """Every result still in flight, by key (``progress`` counts the tasks)."""
         out = {}
-        while self.pending:
-            key, value = self.next()
-            out[key] = value
+        try:
+            while self.pending:
+                key, value = self.next()
+                out[key] = value
+                if progress is not None:
+                    progress.update(1)
+        finally:
+            if progress is not None:
+                progress.close()
         return out
 
     def cancel(self) -> None:
@@ -273,15 +279,7 @@ def evaluate_on_ray(
     tasks = RayTasks(_play_chunk)
     for k, (episode, offset, groups) in enumerate(plan):
         tasks.submit(k, job, episode, offset, groups, k)
-    bar = Progress(len(plan), f"{a} vs {b} on Ray", "chunks", progress)
-    done: dict[int, Any] = {}
-    try:
-        while len(tasks):
-            k, value = tasks.next()
-            done[k] = value
-            bar.update(1)
-    finally:
-        bar.close()
+    done = tasks.drain(Progress(len(plan), f"{a} vs {b} on Ray", "chunks", progress))
     seconds = time.perf_counter() - t0
     labels = (agent_label(a), agent_label(b))
     match = Match((_Unused(), _Unused()), spec.players, seed, batch, spec.engine_flags,
@@ -322,13 +320,5 @@ def play_pairs_on_ray(agents: Sequence[Any], pairs: Sequence[tuple[int, int]],
     kwargs = {k: v for k, v in kwargs.items() if k not in ("progress", "progress_file")}
     for i, j in pairs:
         tasks.submit((i, j), agents[i], agents[j], kwargs)
-    bar = Progress(len(pairs), "pairs on Ray", "matches", progress)
-    out: dict[tuple[int, int], EvalResult] = {}
-    try:
-        while len(tasks):
-            key, res = tasks.next()
-            out[key] = res
-            bar.update(1)
-    finally:
-        bar.close()
+    out = tasks.drain(Progress(len(pairs), "pairs on Ray", "matches", progress))
     return {p: out[p] for p in pairs}
