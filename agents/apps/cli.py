@@ -113,8 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--save-games", metavar="DIR", default=None,
                     help="write every game's record to DIR (JSON lines; see pasur replay)")
     _add_address(ev)
-    ev.add_argument("--shard-rounds", type=int, default=500,
-                    help="with --address: rounds per Ray task (default 500)")
+    ev.add_argument("--shard-rounds", type=int, default=None,
+                    help="with --address: rounds per Ray task (default 200: a 2,000-round "
+                    "match is 10 tasks)")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -297,12 +298,18 @@ def _eval(args: argparse.Namespace) -> int:
     if args.address is None:
         res = evaluate(args.a, args.b, save_games=args.save_games, **kwargs)
     else:
-        from agents.evaluation.distributed import evaluate_on_ray, parse_address, ray_session
+        from agents.evaluation.distributed import (
+            SHARD_ROUNDS,
+            evaluate_on_ray,
+            parse_address,
+            ray_session,
+        )
 
         if args.save_games:
             raise ValueError("--save-games is not available with --address")
         with ray_session(*parse_address(args.address)):
-            res = evaluate_on_ray(args.a, args.b, shard_rounds=args.shard_rounds, **kwargs)
+            res = evaluate_on_ray(args.a, args.b, shard_rounds=args.shard_rounds or SHARD_ROUNDS,
+                                  **kwargs)
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)

@@ -58,12 +58,12 @@ from pasur_env.core.loop import DecisionClock
 
 __all__ = [
     "RayTasks", "evaluate_on_ray", "import_ray", "parse_address", "play_pairs_on_ray",
-    "quiet_ray_environment", "ray_session", "ray_tmpdir", "chunk_seed",
+    "quiet_ray_environment", "ray_session", "ray_tmpdir", "chunk_seed", "SHARD_ROUNDS",
 ]
 
 #: rounds per chunk of a distributed evaluation (a fixed size, so the figures of
 #: stochastic agents do not depend on the number of workers)
-SHARD_ROUNDS = 500
+SHARD_ROUNDS = 200
 
 
 def import_ray(what: str) -> Any:
