@@ -308,8 +308,8 @@ def _eval(args: argparse.Namespace) -> int:
         if args.save_games:
             raise ValueError("--save-games is not available with --address")
         with ray_session(*parse_address(args.address)):
-            res = evaluate_on_ray(args.a, args.b, shard_rounds=args.shard_rounds or SHARD_ROUNDS,
-                                  **kwargs)
+            shard = SHARD_ROUNDS if args.shard_rounds is None else args.shard_rounds
+            res = evaluate_on_ray(args.a, args.b, shard_rounds=shard, **kwargs)
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)
