@@ -51,22 +51,49 @@ def two_nodes() -> Iterator[None]:
             cluster.shutdown()
 
 
+def _timed_shard(job: object, shard: int) -> tuple[object, float]:
+    """A labelling shard in a Ray task, and the CPU seconds the task took."""
+    from train.move_net.distributed import _label_shard_task
+
+    t0 = time.process_time()
+    data = _label_shard_task(job, shard)  # type: ignore[arg-type]
+    return data, time.process_time() - t0
+
+
+def cpu_tasks() -> object:
+    """Labelling tasks that also add up their CPU seconds (``.cpu``): a rate that a
+    loaded machine does not change, next to the wall-clock one that it does."""
+    from agents.evaluation.distributed import RayTasks
+
+    class CpuTasks(RayTasks):
+        cpu = 0.0
+
+        def next(self) -> tuple[object, object]:
+            key, (data, cpu) = super().next()
+            self.cpu += cpu
+            return key, data
+
+    return CpuTasks(_timed_shard)
+
+
 def labelling(decisions: int, batch: int, budget: int) -> None:
     """Labelled decisions per second with 1 and 2 workers (same shards, same data)."""
-    from train.move_net.distributed import LabelJob, label_sharded, ray_tasks
+    from train.move_net.distributed import LabelJob, label_sharded
 
     job = LabelJob(7001, 2, budget, 0.05, None, 2, batch, MIX)
     warm = LabelJob(9001, 2, budget, 0.05, None, 2, batch, MIX)
     with two_nodes():
-        label_sharded(warm, 30 * batch, ray_tasks(), 2)  # two shards: a warm worker per node
+        label_sharded(warm, 30 * batch, cpu_tasks(), 2)  # two shards: a warm worker per node
         out = {}
         for workers in (1, 2):
+            tasks = cpu_tasks()
             t0 = time.perf_counter()
-            data = label_sharded(job, decisions, ray_tasks(), workers)
+            data = label_sharded(job, decisions, tasks, workers)
             seconds = time.perf_counter() - t0
             out[workers] = data
             print(f"{workers} worker(s): {len(data):,} decisions in {seconds:.1f} s = "
-                  f"{len(data) / seconds:.1f} labelled decisions/s")
+                  f"{len(data) / seconds:.1f} labelled decisions/s; the workers' CPU: "
+                  f"{tasks.cpu:.1f} s, {len(data) / tasks.cpu:.1f} decisions per CPU-second")
         same = all((getattr(out[1], f) == getattr(out[2], f)).all()
                    for f in ("obs", "offsets", "feats", "values", "states"))
         print(f"same data with 1 and 2 workers: {same}")

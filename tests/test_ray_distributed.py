@@ -209,6 +209,8 @@ class TestOnTwoNodes:
             for key in ("seconds", "decisions_per_s", "seconds_per_decision"):
                 d.pop(key, None)
         assert far == local
+        assert pasur(["eval", "greedy", "random", "--address", "auto", "--shard-rounds",
+                      "0"]) == 2
         # a stochastic agent: the same figures as here while the match is one chunk, and
         # the same for any chunking of the work over workers
         here = evaluate("random", "greedy", rounds=200, seed=2, progress=False)
