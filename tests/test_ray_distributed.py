@@ -97,6 +97,21 @@ def test_shard_zero_is_the_first_batch_of_the_local_run() -> None:
     assert len(sharded) >= 400 and not same_data(local.head(n), sharded.head(n))
 
 
+class LastFirst(LocalTasks):
+    """Shards finishing in the reverse order of their submission (as on a cluster)."""
+
+    def next(self):
+        key, args = self.pending.pop()
+        return key, label_shard(*args)
+
+
+def test_shards_finishing_out_of_order_give_the_same_data() -> None:
+    job = LabelJob(4001, 2, 16, 0.05, None, 2, 4, MIX)
+    here = label_sharded(job, 300, LocalTasks(), 1)
+    for workers in (2, 3, 5):
+        assert same_data(label_sharded(job, 300, LastFirst(), workers), here)
+
+
 def _kill_first_labelling_worker(killed: list[int], stop: threading.Event) -> None:
     """SIGKILL the first Ray worker seen running a labelling shard."""
     while not stop.is_set() and not killed:

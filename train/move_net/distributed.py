@@ -140,7 +140,7 @@ def label_sharded(job: LabelJob, decisions: int, tasks: Any, workers: int, *,
     done: dict[int, Dataset] = {}
     submitted = prefix = have = shown = 0
     while True:
-        while prefix in done:  # the shards done in order
+        while prefix in done and have < decisions:  # the shards done in order, up to K
             have += len(done[prefix])
             prefix += 1
         if progress is not None:
