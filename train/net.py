@@ -129,7 +129,7 @@ class Args:
     """continue from this run's latest checkpoint"""
     address: str | None = None
     """label on Ray (the rllib extra): ``local``, ``local:N`` (a local instance with N
-    CPUs), ``auto`` (the cluster of this machine) or ``HOST:PORT``. The labelling is cut
+    CPUs), ``auto`` (the cluster the machine belongs to) or ``HOST:PORT``. The labelling is cut
     into shards that depend on the seed, the iteration and the shard's index only, so the
     data and the network are the same whatever the number of workers; they differ from a
     run without ``--address`` after the first batch (:mod:`train.move_net.distributed`)"""
@@ -325,7 +325,7 @@ def label_on_ray(args: Args, state: State, decisions: int, deadline: float | Non
     print(f"labelled {len(data):,} decisions in {seconds:.1f} s with {workers} "
           f"worker{'s' if workers > 1 else ''}: "
           f"{len(data) / seconds:.1f} decisions/s"
-          + (f" ({tasks.lost} shards redone)" if tasks.lost else ""))
+          + (f" ({tasks.lost} shards resubmitted)" if tasks.lost else ""))
     return data
 
 

@@ -84,8 +84,9 @@ def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
 def _add_address(p: argparse.ArgumentParser) -> None:
     p.add_argument("--address", default=None, metavar="ADDRESS",
                    help="play on Ray (the rllib extra): local, local:N (N CPUs), auto (the "
-                   "cluster of this machine) or HOST:PORT; same figures as here for the same "
-                   "seed (docs/distributed.md)")
+                   "cluster the machine belongs to) or HOST:PORT; the figures of a tournament, "
+                   "and of a match of agents that draw no random numbers, are those without "
+                   "it (docs/distributed.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:
