@@ -131,13 +131,15 @@ $(RVENV)/.installed-rllib: pyproject.toml constraints-rllib.txt | $(RBIN)/python
 	$(RBIN)/python .ci/check_constraints.py --python $(RBIN)/python constraints-rllib.txt
 	touch $@
 
-# Only the RLlib tests (tiny runs, checkpoints as agents, a two-node local cluster);
-# a failure if any is skipped. -s shows where the env runners ran.
+# Only the Ray tests: RLlib (tiny runs, checkpoints as agents, a two-node local cluster)
+# and the strong pipeline on Ray (sharded labelling, eval and tournament, a killed
+# worker, a resumed driver); a failure if any is skipped. -s shows where the work ran.
 test-rllib: rllib
-	@out=$$($(RBIN)/python -m pytest -s -rs -p no:cacheprovider tests/test_rllib.py 2>&1); rc=$$?; \
+	@out=$$($(RBIN)/python -m pytest -s -rs -p no:cacheprovider tests/test_rllib.py \
+	  tests/test_ray_distributed.py 2>&1); rc=$$?; \
 	echo "$$out" | grep -v -e "WARNING" -e "DeprecationWarning"; \
 	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
-	  echo "ERROR: the RLlib tests did not all run" >&2; exit 1; fi; \
+	  echo "ERROR: the Ray tests did not all run" >&2; exit 1; fi; \
 	exit $$rc
 
 # RLlib PPO for 10 minutes on this machine (see docs/distributed.md for a cluster).

@@ -256,3 +256,16 @@ def test_an_old_pasur_record_still_replays(tmp_path, capsys) -> None:
     lines = tmp_path / "old.jsonl"
     lines.write_text(json.dumps(old) + "\n" + json.dumps(old) + "\n")
     assert main(["replay", str(lines), "--game", "1", "--all"]) == 0  # the former --game N
+
+
+def test_address_without_ray_names_the_extra(capsys) -> None:
+    """``--address`` needs the rllib extra: one line saying so (the Ray venv runs the
+    distributed tests themselves, tests/test_ray_distributed.py)."""
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("Ray is installed here: tests/test_ray_distributed.py covers --address")
+    for argv in (["eval", "greedy", "random", "--rounds", "10", "--address", "local"],
+                 ["tournament", "greedy", "random", "--rounds", "10", "--address", "auto"]):
+        assert main(argv) == 2
+        assert "pasur-env[rllib]" in capsys.readouterr().err

@@ -28,10 +28,14 @@ style):
    on (:mod:`train.move_net.budget`): the first iteration's labelling measures the
    machine, then the iterations, decisions and epochs are planned once, recorded and
    kept; without it the run does the fixed amount of work of its settings.
+7. ``--address`` labels on Ray (:mod:`train.move_net.distributed`): each iteration's games
+   in shards seeded by the seed, the iteration and the shard's index, as many at once as
+   there are workers; the data and the network do not depend on the number of workers.
 
     python -m train.net --name net --time-budget-min 18      # make train
     python -m train.net --name net --total-decisions 100000  # a fixed amount of work
     python -m train.net --config rummy --name rummy --time-budget-min 28  # Persian Rummy
+    python -m train.net --name net --address auto           # label on a Ray cluster
     tensorboard --logdir runs
 """
 
@@ -141,6 +145,14 @@ class Args:
     checkpoint and the report, which also prints the same run as a fixed-work command"""
     resume: bool = False
     """continue from this run's latest checkpoint"""
+    address: str | None = None
+    """label on Ray (the rllib extra): ``local``, ``local:N`` (a local instance with N
+    CPUs), ``auto`` (the cluster the machine belongs to) or ``HOST:PORT``. The labelling is cut
+    into shards that depend on the seed, the iteration and the shard's index only, so the
+    data and the network are the same whatever the number of workers; they differ from a
+    run without ``--address`` after the first batch (:mod:`train.move_net.distributed`)"""
+    workers: int = 0
+    """with ``address``: labelling shards in flight at once (0: the cluster's CPUs)"""
     progress_bar: bool = True
     """show progress bars"""
 
@@ -223,6 +235,18 @@ def check_args(args: Args) -> str | None:
                 "--players 4 --no-augment (--config rummy sets them)")
     if args.time_budget_min < 0:
         return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
+    if args.address is not None:
+        from agents.evaluation.distributed import parse_address
+
+        try:
+            parse_address(args.address)
+        except ValueError as e:
+            return str(e)
+        if args.time_budget_min:
+            return ("--time-budget-min plans from this machine's labelling speed: give "
+                    "--total-decisions with --address")
+    if args.workers < 0:
+        return f"--workers must be 0 (the cluster's CPUs) or positive, got {args.workers}"
     if args.time_budget_min and args.time_limit_min:
         return ("--time-budget-min and --time-limit-min do not go together: the budget "
                 "already ends the run in time, and plans it so that it can be made again")
@@ -315,6 +339,8 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
     from train.move_net.games import net_game
 
     seed = args.seed * 1000 + state.iteration
+    if args.address is not None:
+        return label_on_ray(args, state, decisions, deadline, seed)
     labeler = net_game(args.game).labeler(args, seed)
     mix, objects = opponent_mix(args, state.net)
     bar = Progress(decisions, f"labelling (iteration {state.iteration + 1})", "decisions",
@@ -335,6 +361,35 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
                         policies=objects, deadline=deadline, resize=resize, game=args.game)
     finally:
         bar.close()
+
+
+def label_on_ray(args: Args, state: State, decisions: int, deadline: float | None,
+                 seed: int) -> Any:
+    """One iteration's labelled decisions in shards on Ray (:mod:`train.move_net.distributed`);
+    prints the labelling throughput."""
+    from agents.evaluation.distributed import cluster_cpus
+    from agents.evaluation.progress import Progress
+    from train.move_net.distributed import LabelJob, label_sharded, ray_tasks
+
+    mix, _ = opponent_mix(args, state.net)
+    job = LabelJob(seed, args.players, args.label_budget, args.explore, args.label_plies,
+                   args.label_horizon, args.games_per_batch, mix, state.net, game=args.game,
+                   label_search=args.label_search)
+    workers = args.workers or cluster_cpus()
+    bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
+                   "decisions", args.progress_bar)
+    tasks = ray_tasks()
+    t0 = time.perf_counter()
+    try:
+        data = label_sharded(job, decisions, tasks, workers, deadline=deadline, progress=bar)
+    finally:
+        bar.close()
+    seconds = time.perf_counter() - t0
+    print(f"labelled {len(data):,} decisions in {seconds:.1f} s with {workers} "
+          f"worker{'s' if workers > 1 else ''}: "
+          f"{len(data) / seconds:.1f} decisions/s"
+          + (f" ({tasks.lost} shards resubmitted)" if tasks.lost else ""))
+    return data
 
 
 def fit_settings(args: Args, iteration: int) -> Any:
@@ -585,6 +640,17 @@ def run_iterations(args: Args, state: State, run_dir: Path, writer: Any, start: 
     return args
 
 
+def ray_or_not(args: Args) -> Any:
+    """The Ray session of ``--address`` (nothing without it)."""
+    import contextlib
+
+    if args.address is None:
+        return contextlib.nullcontext()
+    from agents.evaluation.distributed import parse_address, ray_session
+
+    return ray_session(*parse_address(args.address))
+
+
 def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.monotonic) -> Path:
     """Run the pipeline; ``clock`` is the budget's clock (tests inject one)."""
     args = given = parse_args(argv)
@@ -604,7 +670,8 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
     if state.plan is not None:
         write_config(run_dir, args, state.plan)
     writer = SummaryWriter(str(run_dir / "tb"))
-    args = run_iterations(args, state, run_dir, writer, start, budget)
+    with ray_or_not(args):
+        args = run_iterations(args, state, run_dir, writer, start, budget)
     writer.close()
     state.net.meta.update(
         made_by=command_of(given), seed=args.seed,

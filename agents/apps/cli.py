@@ -5,6 +5,7 @@
     pasur eval greedy random --rounds 10000 --json out.json
     pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
+    pasur tournament random greedy heuristic ismcts --address auto   # the pairs on a Ray cluster
     pasur play --opponent heuristic --players 2 --seed 7
     pasur play --game persian_rummy --opponent greedy --seat 1
     pasur demo --players 3
@@ -81,6 +82,14 @@ def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
                    "deals, four_set_double, last_discard_goes_out)")
 
 
+def _add_address(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--address", default=None, metavar="ADDRESS",
+                   help="play on Ray (the rllib extra): local, local:N (N CPUs), auto (the "
+                   "cluster the machine belongs to) or HOST:PORT; the figures of a tournament, "
+                   "and of a match of agents that draw no random numbers, are those without "
+                   "it (docs/distributed.md)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pasur",
@@ -105,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the result as JSON to PATH (no PATH or '-': stdout)")
     ev.add_argument("--save-games", metavar="DIR", default=None,
                     help="write every game's record to DIR (JSON lines; see pasur replay)")
+    _add_address(ev)
+    ev.add_argument("--shard-rounds", type=int, default=None,
+                    help="with --address: rounds per Ray task (default 200: a 2,000-round "
+                    "match is 10 tasks)")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -121,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--plot", metavar="PATH", help="save a plot of the ratings (matplotlib)")
     tr.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
                     help="write the results as JSON to PATH (no PATH or '-': stdout)")
+    _add_address(tr)
 
     pl = sub.add_parser(
         "play", help="play against agents in the terminal",
@@ -303,11 +317,24 @@ def _refusal(args: argparse.Namespace) -> str | None:
 def _eval(args: argparse.Namespace) -> int:
     from agents.evaluation.match import evaluate
 
-    res = evaluate(
-        args.a, args.b, rounds=args.rounds, players=args.players, seed=args.seed,
-        mode=args.mode, games=args.games, batch=args.batch, progress=not args.no_progress,
-        preset=args.preset, save_games=args.save_games, game=args.game, **_rules(args.rule),
-    )
+    kwargs = dict(rounds=args.rounds, players=args.players, seed=args.seed, mode=args.mode,
+                  games=args.games, batch=args.batch, progress=not args.no_progress,
+                  preset=args.preset, game=args.game, **_rules(args.rule))
+    if args.address is None:
+        res = evaluate(args.a, args.b, save_games=args.save_games, **kwargs)
+    else:
+        from agents.evaluation.distributed import (
+            SHARD_ROUNDS,
+            evaluate_on_ray,
+            parse_address,
+            ray_session,
+        )
+
+        if args.save_games:
+            raise ValueError("--save-games is not available with --address")
+        with ray_session(*parse_address(args.address)):
+            shard = SHARD_ROUNDS if args.shard_rounds is None else args.shard_rounds
+            res = evaluate_on_ray(args.a, args.b, shard_rounds=shard, **kwargs)
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)
@@ -333,12 +360,16 @@ def _tournament(args: argparse.Namespace) -> int:
             import matplotlib.figure  # noqa: F401
         except ImportError as e:
             raise missing_extra("pasur tournament --plot", "train", e) from None
-    res = tournament(
-        args.agents, rounds=args.rounds, players=args.players, seed=args.seed,
-        batch=args.batch, progress=not args.no_progress, bootstrap=args.bootstrap,
-        anchor=args.anchor, base=args.base, preset=args.preset, game=args.game,
-        **_rules(args.rule),
-    )
+    kwargs = dict(rounds=args.rounds, players=args.players, seed=args.seed, batch=args.batch,
+                  progress=not args.no_progress, bootstrap=args.bootstrap, anchor=args.anchor,
+                  base=args.base, preset=args.preset, game=args.game, **_rules(args.rule))
+    if args.address is None:
+        res = tournament(args.agents, **kwargs)
+    else:
+        from agents.evaluation.distributed import parse_address, play_pairs_on_ray, ray_session
+
+        with ray_session(*parse_address(args.address)):
+            res = tournament(args.agents, run_pairs=play_pairs_on_ray, **kwargs)
     out = _text_stream(args)
     print(res.table(), file=out)
     if args.markdown:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -36,6 +36,11 @@ from pasur_env.core.policy import Policy
 from pasur_env.games import game_info
 
 __all__ = ["TournamentResult", "tournament", "bradley_terry", "ELO_PER_LOGIT"]
+
+#: plays a tournament's pairs: (agents, pairs, evaluate's keyword arguments, progress)
+#: -> the result of each pair
+PairRunner = Callable[[Sequence[Any], list[tuple[int, int]], dict[str, Any], bool],
+                      dict[tuple[int, int], EvalResult]]
 
 #: Elo points per unit of the Bradley-Terry log-odds
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -358,6 +363,7 @@ def tournament(
     progress_file: TextIO | None = None,
     *,
     game: str = "pasur",
+    run_pairs: PairRunner | None = None,
     **rule_flags: Any,
 ) -> TournamentResult:
     """Play every pair of ``agents`` with :func:`evaluate` and fit the ladder.
@@ -368,6 +374,10 @@ def tournament(
         bootstrap: resamples for the rating intervals.
         anchor: agent whose rating is fixed at ``base`` (default: the mean is ``base``).
         game: ``"pasur"`` (default) or ``"persian_rummy"``.
+        run_pairs: plays the pairs' matches elsewhere, given ``(agents, pairs,
+            evaluate's keyword arguments, progress)`` (e.g.
+            :func:`agents.evaluation.distributed.play_pairs_on_ray`); default: one after
+            the other here. Each pair is the same ``evaluate`` call either way.
         Other arguments as for :func:`evaluate`.
     """
     names = [agent_label(a) for a in agents]
@@ -375,14 +385,15 @@ def tournament(
     k = len(names)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])
-    matches: dict[tuple[int, int], EvalResult] = {}
-    for i in range(k):
-        for j in range(i + 1, k):
-            matches[(i, j)] = evaluate(
-                agents[i], agents[j], rounds=rounds, players=players, seed=seed, batch=batch,
-                progress=progress, preset=preset, progress_file=progress_file, game=game,
-                **rule_flags,
-            )
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    kwargs = dict(rounds=rounds, players=players, seed=seed, batch=batch, preset=preset,
+                  game=game, **rule_flags)
+    if run_pairs is not None:
+        matches = run_pairs(agents, pairs, kwargs, progress)
+    else:
+        matches = {(i, j): evaluate(agents[i], agents[j], progress=progress,
+                                    progress_file=progress_file, **kwargs)
+                   for i, j in pairs}
     ladder = _Ladder(k, None if anchor is None else names.index(anchor), float(base))
     elo, pts, wins = ladder.fit_matches(matches)
     elo_ci, pts_ci = ladder.bootstrap(matches, bootstrap, seed)

@@ -1,2 +1,3 @@
 """The helpers of :mod:`train.net` (the move-scoring network): positions labelled by
-search (:mod:`train.move_net.data`) and the torch fit (:mod:`train.move_net.fit`)."""
+search (:mod:`train.move_net.data`), in shards on Ray (:mod:`train.move_net.distributed`),
+and the torch fit (:mod:`train.move_net.fit`)."""

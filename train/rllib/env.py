@@ -11,23 +11,21 @@ rules stay in the engine.
 * :func:`make_single_agent_env`: the Gymnasium env with the project's scripted
   opponents (an :class:`agents.OpponentPool` drawn per episode).
 * :func:`ray_session`: ``ray.init`` without the dashboard or an auth token, session
-  files in a temporary folder that is removed afterwards.
+  files in a temporary folder that is removed afterwards (with :func:`ray_tmpdir` and
+  :func:`quiet_ray_environment`, from :mod:`agents.evaluation.distributed`, which the
+  distributed evaluation shares).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import tempfile
 import zlib
-from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
+from agents.evaluation.distributed import quiet_ray_environment, ray_session, ray_tmpdir
 from agents.learned.rllib_module import MASK_KEY, OBS_KEY
 from pasur_env import pasur_v0
 from pasur_env.pasur.single_agent import PasurSingleAgentEnv
@@ -38,6 +36,10 @@ MULTI_AGENT_ENV = "pasur_multi_agent"
 SINGLE_AGENT_ENV = "pasur_single_agent"
 #: the learning module and the frozen snapshot slots of self-play
 MAIN = "main"
+
+__all__ = ["MAIN", "MULTI_AGENT_ENV", "SINGLE_AGENT_ENV", "make_multi_agent_env",
+           "make_single_agent_env", "masked_space", "parse_mix", "quiet_ray_environment",
+           "ray_session", "ray_tmpdir", "selfplay_mapping", "snapshot_ids"]
 
 
 def snapshot_ids(count: int) -> list[str]:
@@ -129,45 +131,3 @@ def selfplay_mapping(agent_id: str, episode: Any, *, players: int, snapshots: in
         return MAIN
     pick = zlib.crc32(key + agent_id.encode()) % (snapshots + 1)
     return MAIN if pick == 0 else f"snap_{pick}"
-
-
-@contextlib.contextmanager
-def ray_tmpdir() -> Iterator[str]:
-    """Point Ray's temporary files (sessions, logs, sockets, the address file) at a fresh
-    folder instead of ``/tmp/ray``; remove it and restore ``RAY_TMPDIR`` on exit."""
-    temp = tempfile.mkdtemp(prefix="pasur-ray-", dir="/tmp")
-    before = os.environ.get("RAY_TMPDIR")
-    os.environ["RAY_TMPDIR"] = temp
-    try:
-        yield temp
-    finally:
-        if before is None:
-            os.environ.pop("RAY_TMPDIR", None)
-        else:
-            os.environ["RAY_TMPDIR"] = before
-        shutil.rmtree(temp, ignore_errors=True)
-
-
-def quiet_ray_environment() -> None:
-    """No auth-token file, no usage-stats report (set unless the user chose otherwise)."""
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-
-
-@contextlib.contextmanager
-def ray_session(address: str | None = None, num_cpus: int | None = None) -> Iterator[None]:
-    """``ray.init`` with no dashboard and no auth-token file; a local instance keeps its
-    session folders in a temporary folder removed on exit (``address``: join a cluster)."""
-    import ray
-
-    quiet_ray_environment()
-    with contextlib.ExitStack() as stack:
-        kwargs: dict[str, Any] = {"log_to_driver": False}
-        if address is None:  # a running cluster keeps its own settings
-            stack.enter_context(ray_tmpdir())
-            kwargs.update(num_cpus=num_cpus, include_dashboard=False)
-        ray.init(address=address, **kwargs)
-        try:
-            yield
-        finally:
-            ray.shutdown()
