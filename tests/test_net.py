@@ -152,3 +152,28 @@ def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
     final = json.loads((run / "final_eval.json").read_text())
     assert {r["b"] for r in final} == {"random", "greedy"}
     assert "net − opponent" in (run / "report.md").read_text()
+
+
+def test_pipeline_trains_on_a_small_variant(tmp_path) -> None:
+    """``--preset mini``: the labelling games and every evaluation are the variant's
+    (8 decisions a round: 2 players, 2 deals of 2 cards)."""
+    from train import net as train_net
+
+    run = train_net.main(["--config", "tiny", "--name", "v", "--runs-dir", str(tmp_path),
+                          "--iterations", "1", "--preset", "mini"])
+    final = json.loads((run / "final_eval.json").read_text())
+    assert final and all(r["decisions"] == 8 * r["rounds"] for r in final)
+    assert all(r["rules"]["preset"] == "mini" for r in final)
+    assert "preset `mini`" in (run / "report.md").read_text()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--preset", "nosuch"], "unknown preset"),
+    (["--preset", "mini", "--players", "3"], "2-player game"),
+])
+def test_pipeline_refuses_a_bad_preset(tmp_path, capsys, argv, message) -> None:
+    from train import net as train_net
+
+    with pytest.raises(SystemExit):
+        train_net.main(["--config", "tiny", "--runs-dir", str(tmp_path), *argv])
+    assert message in capsys.readouterr().err

@@ -66,6 +66,10 @@ class Args:
     command line still win)"""
     game: str = "pasur"
     """the game: ``pasur`` or ``persian_rummy`` (4 players; use ``--config rummy``)"""
+    preset: str | None = None
+    """Pasur's rule preset to train on, such as the small variants ``mini`` and ``small``
+    (2 players, one-round episodes: ``docs/rules.md`` section 8); the labelling games and
+    every evaluation use it (``None``: the full game)"""
     seed: int = 1
     """seed of the games, the searches, the network's initialisation and the evaluations"""
     players: int = 2
@@ -233,6 +237,18 @@ def check_args(args: Args) -> str | None:
     if args.game == "persian_rummy" and (args.players != 4 or args.augment):
         return ("Persian Rummy has 4 players and no card symmetry to augment with: "
                 "--players 4 --no-augment (--config rummy sets them)")
+    if args.preset is not None:
+        from pasur_env.pasur.rules import make_rules
+
+        if args.game != "pasur":
+            return f"--preset is a Pasur rule preset; {args.game} has none"
+        try:
+            rules = make_rules(args.preset)
+        except ValueError as e:
+            return str(e)
+        if rules.num_players != args.players:
+            return (f"preset {args.preset!r} is a {rules.num_players}-player game: "
+                    f"--players {rules.num_players}")
     if args.time_budget_min < 0:
         return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
     if args.address is not None:
@@ -358,7 +374,8 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
     try:
         return generate(labeler, decisions, num_players=args.players, seed=seed,
                         opponents=mix, batch=args.games_per_batch, progress=bar,
-                        policies=objects, deadline=deadline, resize=resize, game=args.game)
+                        policies=objects, deadline=deadline, resize=resize, game=args.game,
+                        preset=args.preset)
     finally:
         bar.close()
 
@@ -374,7 +391,7 @@ def label_on_ray(args: Args, state: State, decisions: int, deadline: float | Non
     mix, _ = opponent_mix(args, state.net)
     job = LabelJob(seed, args.players, args.label_budget, args.explore, args.label_plies,
                    args.label_horizon, args.games_per_batch, mix, state.net, game=args.game,
-                   label_search=args.label_search)
+                   label_search=args.label_search, preset=args.preset)
     workers = args.workers or cluster_cpus()
     bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
                    "decisions", args.progress_bar)
@@ -441,6 +458,11 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
     return stats
 
 
+def _match(args: Args) -> dict[str, Any]:
+    """The settings of every match the run plays: its players and rule preset."""
+    return {"players": args.players} | ({} if args.preset is None else {"preset": args.preset})
+
+
 def _skip(args: Args) -> tuple[str, ...]:
     """Opponents left out of the evaluations: ``ppo`` plays only 2-player Pasur."""
     return () if args.players == 2 and args.game == "pasur" else ("ppo",)
@@ -455,7 +477,7 @@ def evaluate_network(args: Args, state: State, opponents: str, rounds: int,
 
     return evaluate_against(net_game(args.game).agent(state.net), opponents, game=args.game,
                             rounds=rounds, seed=seed, progress=args.progress_bar,
-                            players=args.players, skip=_skip(args))
+                            skip=_skip(args), **_match(args))
 
 
 def final_evaluation(args: Args, state: State, run_dir: Path) -> list[Any]:
@@ -466,7 +488,7 @@ def final_evaluation(args: Args, state: State, run_dir: Path) -> list[Any]:
     return evaluate_run(net_game(args.game).agent(state.net), args.final_eval_opponents,
                         run_dir, game=args.game, rounds=args.final_eval_rounds,
                         seed=args.seed + 1000, progress=args.progress_bar,
-                        players=args.players, skip=_skip(args))
+                        skip=_skip(args), **_match(args))
 
 
 def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tuple[float, ...]]:
@@ -496,7 +518,7 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
 
         def play(name: str, rounds: int) -> None:
             evaluate_game(agent, name, game=args.game, rounds=rounds, seed=args.seed + 2000,
-                          players=args.players)
+                          **_match(args))
 
         def listed(text: str, rounds: int) -> list[tuple[str, int]]:
             return [(n, r) for n, r in parse_opponents(text, rounds) if n not in skip]
@@ -598,9 +620,11 @@ def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
                           + " | ".join(cells) + " |")
     plots = (["## Evaluation after each iteration", "", f"![evaluations]({png.name})", ""]
              if png else [])
+    variant = "" if args.preset is None else f", preset `{args.preset}`"
     write(run_dir, title=f"{game.title} move-scoring network `{args.name}` "
-                         f"({args.players} players)",
-          intro=intro, table_title=f"Final evaluation (duplicate deals, {args.players} players)",
+                         f"({args.players} players{variant})",
+          intro=intro,
+          table_title=f"Final evaluation (duplicate deals, {args.players} players{variant})",
           results=results, columns=columns, after_table=iterations,
           commands_intro="Command to reproduce:",
           commands=[command_of(given or args)], sections=plots)

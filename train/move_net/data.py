@@ -175,11 +175,15 @@ class SearchLabeler(Labeler):
         return check_actions(out, mask, self.name)
 
 
-def _engine(game: str, batch: int, seed: int, num_players: int) -> Any:
-    """A batch of one-round games of ``game`` that stop when they end."""
+def _engine(game: str, batch: int, seed: int, num_players: int,
+            preset: str | None = None) -> Any:
+    """A batch of one-round games of ``game`` (Pasur: of its rule ``preset``, such as
+    a small variant) that stop when they end."""
     info = game_info(game)
-    players = {"num_players": num_players} if info.id == "pasur" else {}
-    return info.engine_class()(batch, seed=seed, episode="round", auto_reset=False, **players)
+    extra: dict[str, Any] = {"num_players": num_players} if info.id == "pasur" else {}
+    if preset is not None:
+        extra["preset"] = preset
+    return info.engine_class()(batch, seed=seed, episode="round", auto_reset=False, **extra)
 
 
 def generate(
@@ -187,6 +191,7 @@ def generate(
     opponents: dict[str, float], batch: int = 256, progress: Any = None,
     policies: dict[str, Policy] | None = None, deadline: float | None = None,
     resize: Callable[[Labeler], int] | None = None, game: str = "pasur",
+    preset: str | None = None,
 ) -> Dataset:
     """Play one-round games until ``labeler`` has recorded ``decisions`` decisions.
 
@@ -198,7 +203,8 @@ def generate(
     the batch of games in progress. ``resize(labeler)``, called after each batch, returns
     the number of decisions to reach from then on (a wall-time budget sizes the run while
     it labels: :class:`train.move_net.budget.Budget`). ``game`` is the game played (its
-    engine and its agents' registry; Persian Rummy has 4 players).
+    engine and its agents' registry; Persian Rummy has 4 players); ``preset`` a Pasur
+    rule preset (the small variants ``mini`` and ``small``).
     """
     names = list(opponents)
     weights = np.array([opponents[n] for n in names], dtype=np.float64)
@@ -211,7 +217,7 @@ def generate(
     ]
     chunk = seed
     while labeler.decisions < decisions and (deadline is None or time.time() < deadline):
-        eng = _engine(game, batch, chunk, num_players)
+        eng = _engine(game, batch, chunk, num_players, preset)
         chunk += 1
         learner = rng.integers(0, num_players, batch)
         opp = 1 + rng.choice(len(names), size=batch, p=weights)

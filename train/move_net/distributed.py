@@ -59,6 +59,8 @@ class LabelJob:
     """the game labelled (:func:`train.move_net.games.net_game`)"""
     label_search: str = "rollout"
     """Persian Rummy's labelling search (``rollout`` or ``ismcts``)"""
+    preset: str | None = None
+    """Pasur's rule preset (a small variant), None for the full game"""
 
     @property
     def label_budget(self) -> int:
@@ -94,7 +96,8 @@ def label_shard(job: LabelJob, shard: int) -> Dataset:
     labeler = game.labeler(job, seed)
     objects = {} if job.net is None else {"net": game.agent(job.net)}
     return generate(labeler, 1, num_players=job.players, seed=seed, opponents=job.opponents,
-                    batch=job.batch, policies=objects, game=job.game)
+                    batch=job.batch, policies=objects, game=job.game,
+                    preset=job.preset)
 
 
 def _label_shard_task(job: LabelJob, shard: int) -> Dataset:
