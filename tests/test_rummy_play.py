@@ -116,7 +116,8 @@ def test_whole_games_through_the_api_leak_nothing_and_replay() -> None:
             assert frames.status_code == 200
             assert frames.json()["total"] == len(record["actions"]) + 1
         setup = client.get("/api/setup").json()
-        assert setup["games"]["persian_rummy"]["offered"]["4"] == ["random", "greedy", "rollout"]
+        offered = setup["games"]["persian_rummy"]["offered"]["4"]
+        assert offered == ["random", "greedy", "rollout", "ismcts"]
 
 
 def test_api_refusals_name_the_problem() -> None:
@@ -226,7 +227,7 @@ def test_from_form_names_bad_fields() -> None:
         with pytest.raises((TypeError, ValueError), match=err):
             RummyTable.from_form(form, seed=1)
     assert RummyTable.from_form({"seat": 1}, seed=1).human == 1
-    assert RummyTable.offered_agents(4) == ["random", "greedy", "rollout"]
+    assert RummyTable.offered_agents(4) == ["random", "greedy", "rollout", "ismcts"]
 
 
 # ---- the terminal ----------------------------------------------------------------------------
