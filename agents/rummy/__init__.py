@@ -1,7 +1,8 @@
 """Persian Rummy players (``docs/persian_rummy.md``).
 
-``greedy`` (:mod:`agents.rummy.greedy`) and ``rollout`` (greedy with its draws and
-discards chosen by determinized rollouts, :mod:`agents.rummy.rollout`); with
+``greedy`` (:mod:`agents.rummy.greedy`), ``rollout`` (greedy with its draws and
+discards chosen by determinized rollouts, :mod:`agents.rummy.rollout`) and ``ismcts``
+(information-set search at every decision, :mod:`agents.rummy.ismcts`); with
 ``random`` (:class:`pasur_env.RandomPolicy`, which works for any action count) and
 saved MaskablePPO models (``*.zip``) they are built by the one registry:
 ``make_agent("rollout", game="persian_rummy")``. All act on a batch of games:
@@ -9,6 +10,7 @@ saved MaskablePPO models (``*.zip``) they are built by the one registry:
 """
 
 from agents.rummy.greedy import RummyGreedyAgent
+from agents.rummy.ismcts import RummyISMCTSAgent
 from agents.rummy.rollout import RummyRolloutAgent
 
-__all__ = ["RummyGreedyAgent", "RummyRolloutAgent"]
+__all__ = ["RummyGreedyAgent", "RummyISMCTSAgent", "RummyRolloutAgent"]
