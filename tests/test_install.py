@@ -99,6 +99,29 @@ def test_cache_respects_numba_cache_dir(tmp_path) -> None:
     assert Path(kernel_dir).is_relative_to(tmp_path / "nc")
 
 
+def test_a_changed_source_file_changes_the_cache_folder(tmp_path) -> None:
+    """numba checks a cached kernel against its own file only: a kernel whose callee in
+    another module changed would run the old callee. Any change of a source file (its
+    size or modification time) gives a new stamp, so a new cache folder."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "sub" / "b.py").write_text("y = 2\n")
+    (pkg / "notes.txt").write_text("not source")
+    first = cache_mod.source_stamp([pkg])
+    assert first == cache_mod.source_stamp([pkg]) and len(first) == 12
+    (pkg / "notes.txt").write_text("still not source")
+    assert cache_mod.source_stamp([pkg]) == first
+    (pkg / "sub" / "b.py").write_text("y = 3\n")
+    os.utime(pkg / "sub" / "b.py", ns=(1, 1))
+    second = cache_mod.source_stamp([pkg])
+    assert second != first
+    (pkg / "sub" / "b.py").write_text("y = 33\n")  # a new size
+    os.utime(pkg / "sub" / "b.py", ns=(1, 1))
+    assert cache_mod.source_stamp([pkg]) != second
+    assert cache_mod.cache_subdir("9.9", "abc").parts[3] == "src-abc"
+
+
 def test_cache_folder_choice(tmp_path, monkeypatch) -> None:
     """The order: NUMBA_CACHE_DIR, the per-user folder (named after the versions), the
     temporary folder, none; an unwritable NUMBA_CACHE_DIR is said and skipped."""
@@ -112,6 +135,7 @@ def test_cache_folder_choice(tmp_path, monkeypatch) -> None:
     assert "not writable" in info.warning and sub.parts[:2] == ("pasur_env", "9.9")
     assert sub.parts[2] == f"numba-{cache_mod.numba.__version__}-py{sys.version_info[0]}." \
                            f"{sys.version_info[1]}"
+    assert sub.parts[3] == f"src-{cache_mod.source_stamp()}"
     monkeypatch.delenv("NUMBA_CACHE_DIR")
     assert cache_mod.find_cache_dir("9.9").warning == ""
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked / "xdg"))

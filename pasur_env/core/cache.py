@@ -12,9 +12,14 @@ kernel is defined: numba picks a kernel's cache folder when it is decorated). It
 chooses, in order:
 
 1. ``NUMBA_CACHE_DIR`` when the user set it (and it is writable);
-2. ``$XDG_CACHE_HOME/pasur_env/<version>/numba-<v>-py<X.Y>`` (``~/.cache`` when
-   ``XDG_CACHE_HOME`` is unset): per user, per pasur_env, numba and Python version,
-   so a new version never reads code compiled by an old one;
+2. ``$XDG_CACHE_HOME/pasur_env/<version>/numba-<v>-py<X.Y>/src-<stamp>`` (``~/.cache``
+   when ``XDG_CACHE_HOME`` is unset): per user, per pasur_env, numba and Python version,
+   so a new version never reads code compiled by an old one, and per *source stamp*
+   (:func:`source_stamp`): numba checks a cached kernel against its own file only, so a
+   kernel that calls a function of another module keeps the old callee's code after
+   that module changes (an edited checkout, a pull, a merge) and runs stale rules; the
+   stamp changes with any source file of the packages, and a changed tree compiles
+   into a new folder;
 3. the same path under the temporary folder, with one warning saying how to keep
    the cache (set ``NUMBA_CACHE_DIR``);
 4. no cache at all (kernels compile in every process), with one warning.
@@ -40,7 +45,10 @@ from pathlib import Path
 import numba
 
 __all__ = ["CacheInfo", "cache_info", "configure_cache", "cache_subdir", "find_cache_dir",
-           "writable_dir"]
+           "source_stamp", "writable_dir"]
+
+#: the packages whose kernels share the cache (those present next to ``pasur_env``)
+PACKAGES = ("pasur_env", "agents", "train")
 
 #: how the cache folder was chosen (``CacheInfo.source``)
 SOURCES = ("NUMBA_CACHE_DIR", "user", "temp", "none")
@@ -72,10 +80,32 @@ class CacheInfo:
 _INFO: CacheInfo | None = None
 
 
-def cache_subdir(version: str) -> Path:
-    """The version-specific part of the cache path: ``pasur_env/<version>/numba-<v>-py<X.Y>``."""
+def source_stamp(roots: list[Path] | None = None) -> str:
+    """A short digest of every ``.py`` file under ``roots`` (path, size and modification
+    time; default: the :data:`PACKAGES` installed next to this one). Stat calls only, a
+    millisecond or two for the project's few hundred files."""
+    import hashlib
+
+    if roots is None:
+        top = Path(__file__).resolve().parents[2]
+        roots = [top / name for name in PACKAGES if (top / name / "__init__.py").is_file()]
+    digest = hashlib.blake2b(digest_size=6)
+    for root in roots:
+        for folder, dirs, files in sorted(os.walk(root)):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(f for f in files if f.endswith(".py")):
+                path = os.path.join(folder, name)
+                st = os.stat(path)
+                digest.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def cache_subdir(version: str, stamp: str | None = None) -> Path:
+    """The version-specific part of the cache path:
+    ``pasur_env/<version>/numba-<v>-py<X.Y>/src-<stamp>`` (``stamp``: :func:`source_stamp`)."""
     py = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return Path("pasur_env") / version / f"numba-{numba.__version__}-py{py}"
+    stamp = source_stamp() if stamp is None else stamp
+    return Path("pasur_env") / version / f"numba-{numba.__version__}-py{py}" / f"src-{stamp}"
 
 
 def writable_dir(path: Path, private: bool = False) -> bool:
