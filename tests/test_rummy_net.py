@@ -179,3 +179,36 @@ def test_labeller_records_every_candidates_value(search) -> None:
     assert data.obs.shape[1] == OBS_SIZE
     with pytest.raises(ValueError, match="not 'mcts'"):
         RummyLabeler(8, seed=0, search="mcts")
+
+
+@pytest.mark.parametrize("game", ["persian_rummy", "mini"])
+def test_sharded_labelling_serves_both_games_and_the_variants(game) -> None:
+    """``train.net --address``'s shards (:mod:`train.move_net.distributed`, here without
+    Ray) label the run's game: shard 0 is the first batch of the local labelling of
+    Persian Rummy, or of Pasur's ``mini`` variant, and the shards give the same data
+    with 1 and 3 workers."""
+    from train.move_net.data import SearchLabeler, generate
+    from train.move_net.distributed import LabelJob, LocalTasks, label_shard, label_sharded
+    from train.move_net.rummy import RummyLabeler
+
+    mix = {"greedy": 1.0}
+    if game == "persian_rummy":
+        job = LabelJob(77, 4, 2, 0.05, None, 2, 4, mix, game="persian_rummy")
+        labeler = RummyLabeler(2, seed=77, explore=0.05)
+        local = generate(labeler, 1, num_players=4, seed=77, opponents=mix, batch=4,
+                         game="persian_rummy")
+    else:
+        job = LabelJob(77, 2, 8, 0.05, None, 2, 4, mix, preset="mini")
+        labeler = SearchLabeler(8, seed=77, explore=0.05, plies=None, horizon=2)
+        local = generate(labeler, 1, num_players=2, seed=77, opponents=mix, batch=4,
+                         preset="mini")
+        full = generate(SearchLabeler(8, seed=77, explore=0.05, plies=None, horizon=2), 1,
+                        num_players=2, seed=77, opponents=mix, batch=4)
+        assert not np.array_equal(full.states[:1], local.states[:1])  # the variant's deals
+    first = label_shard(job, 0)
+    fields = ("obs", "offsets", "feats", "values", "states")
+    assert len(first) == len(local) > 0
+    assert all(np.array_equal(getattr(first, f), getattr(local, f)) for f in fields)
+    one = label_sharded(job, 3 * len(first), LocalTasks(), 1)
+    three = label_sharded(job, 3 * len(first), LocalTasks(), 3)
+    assert all(np.array_equal(getattr(one, f), getattr(three, f)) for f in fields)
