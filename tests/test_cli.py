@@ -236,6 +236,19 @@ def test_options_a_game_does_not_take_are_refused_in_one_line(argv, message, cap
     assert message in err and err.count("\n") == 1 and err.startswith(f"pasur {argv[0]}: error")
 
 
+@pytest.mark.parametrize("argv", [
+    ["eval", "nosuch.npz", "greedy", "--rounds", "2"],
+    ["eval", "nosuch.zip", "greedy", "--rounds", "2"],
+    ["tournament", "greedy", "nosuch.npz", "--rounds", "2"],
+    ["exploitability", "nosuch.npz", "--preset", "mini"],
+    ["eval", "--game", "persian_rummy", "nosuch.npz", "greedy", "--rounds", "2"],
+])
+def test_a_missing_agent_file_is_one_line(argv, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "nosuch" in err and err.count("\n") == 1 and err.startswith(f"pasur {argv[0]}: error")
+
+
 def test_an_old_pasur_record_still_replays(tmp_path, capsys) -> None:
     from pasur_env import Engine
     from pasur_env.pasur.record import GameRecord

@@ -490,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return handler[args.command](args)
         with compile_progress(prefix=f"pasur {args.command}"):
             return handler[args.command](args)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OSError) as e:  # OSError: a missing or unreadable file
         print(f"pasur {args.command}: error: {e}", file=sys.stderr)
         return 2
     except ImportError as e:  # an optional dependency: one line naming the extra
