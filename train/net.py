@@ -583,10 +583,13 @@ def budget_lines(given: Args, args: Args, plan: dict[str, Any], wall: float) -> 
     p = Plan.from_json(plan)
     fixed = command_of(dataclasses.replace(args, time_budget_min=0.0))
     longer = command_of(dataclasses.replace(given, time_budget_min=2 * p.budget_min))
+    shipped = ("the configuration of the shipped network (`--config long`)"
+               if args.game == "pasur" else
+               "continue it with `--resume` and more `--iterations` and `--total-decisions`, "
+               "as the shipped network was made (`agents/pretrained/README.md`)")
     return [f"Wall-time budget: {p.summary()}. The run took {wall / 60:.1f} min up to this "
             f"report. The same run without a budget (the same network to the last digit): "
-            f"`{fixed}`. To train longer, give a larger budget (`{longer}`) or the "
-            f"configuration of the shipped network (`--config long`)."]
+            f"`{fixed}`. To train longer, give a larger budget (`{longer}`) or {shipped}."]
 
 
 def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
