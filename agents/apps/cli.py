@@ -97,7 +97,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    _add_match_commands(sub)
+    _add_play_commands(sub)
+    _add_web_commands(sub)
+    _add_exploitability(sub)
+    ag = sub.add_parser("agents", help="list the registered agent names of a game")
+    _add_game(ag)
+    _add_install_commands(sub)
+    return parser
 
+
+def _add_match_commands(sub: Any) -> None:
+    """``pasur eval`` and ``pasur tournament``: matches on duplicate deals."""
     ev = sub.add_parser(
         "eval", help="evaluate agent A against agent B on duplicate deals",
         description="Play A against B on duplicate deals (every deal in all seatings) and "
@@ -136,6 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the results as JSON to PATH (no PATH or '-': stdout)")
     _add_address(tr)
 
+
+def _add_play_commands(sub: Any) -> None:
+    """``pasur play`` (a person against agents) and ``pasur demo`` (agents only)."""
     pl = sub.add_parser(
         "play", help="play against agents in the terminal",
         description="Play Pasur or Persian Rummy in the terminal against agents.",
@@ -168,13 +182,6 @@ def build_parser() -> argparse.ArgumentParser:
                     help="players (default: Pasur 2, Persian Rummy 4)")
     de.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
     de.add_argument("--episode", choices=("game", "round"), default="game")
-
-    _add_web_commands(sub)
-    _add_exploitability(sub)
-    ag = sub.add_parser("agents", help="list the registered agent names of a game")
-    _add_game(ag)
-    _add_install_commands(sub)
-    return parser
 
 
 def _add_exploitability(sub: Any) -> None:
