@@ -45,12 +45,14 @@ class LabelJob:
     """What every shard of one iteration's labelling needs (shipped to the workers)."""
 
     seed: int
-    """the iteration's seed (``train.net``: ``seed * 1000 + iteration``)"""
+    """the iteration's seed (``train.net``: ``seed * 1000 + iteration``); the other
+    fields carry the names of ``train.net``'s arguments, so the game plug-ins'
+    labellers (:mod:`train.move_net.games`) read a job as they read the run's ``Args``"""
     players: int
-    budget: int
+    label_budget: int
     explore: float
-    plies: int | None
-    horizon: int
+    label_plies: int | None
+    label_horizon: int
     batch: int
     opponents: dict[str, float]
     net: Any = None
@@ -61,21 +63,6 @@ class LabelJob:
     """Persian Rummy's labelling search (``rollout`` or ``ismcts``)"""
     preset: str | None = None
     """Pasur's rule preset (a small variant), None for the full game"""
-
-    @property
-    def label_budget(self) -> int:
-        """``budget`` under the name the game plug-ins read from the run's arguments."""
-        return self.budget
-
-    @property
-    def label_plies(self) -> int | None:
-        """``plies`` under the plug-ins' name."""
-        return self.plies
-
-    @property
-    def label_horizon(self) -> int:
-        """``horizon`` under the plug-ins' name."""
-        return self.horizon
 
 
 def shard_seed(seed: int, shard: int) -> int:
