@@ -112,8 +112,34 @@ def test_pipeline_runs_resumes_and_loads(tmp_path) -> None:
     final = json.loads((run / "final_eval.json").read_text())
     assert {r["b"] for r in final} == {"random", "greedy"}
     assert "Persian Rummy move-scoring network" in (run / "report.md").read_text()
-    with pytest.raises(SystemExit):  # Persian Rummy is a 4-player game without augmentation
+    with pytest.raises(SystemExit):  # Persian Rummy is a 4-player game
         train_net.parse_args(["--game", "persian_rummy"])
+
+
+def test_refit_fits_a_new_network_on_the_runs_labels(tmp_path, capsys) -> None:
+    """``--refit``: a wider network fitted from scratch (with the suit relabelling) on
+    the labels of a finished run; no new labels, the data files untouched."""
+    from train import net as train_net
+
+    args = ["--config", "rummy-tiny", "--name", "t", "--runs-dir", str(tmp_path),
+            "--iterations", "1", "--no-augment"]
+    run = train_net.main(args)
+    data = run / "data" / "iteration_1.npz"
+    stamp = data.stat().st_mtime_ns
+    train_net.main(args[:-1] + ["--resume", "--refit", "--hidden", "48", "--augment"])
+    net = RummyMoveNet.load(run / "net.npz")
+    assert net.params["b1"].shape == (48,) and net.meta["iterations"] == 1
+    state = json.loads((run / "checkpoint.json").read_text())
+    assert [h["iteration"] for h in state["history"]] == [
+        1, "refit: hidden 48, 1 epochs, augmented"]
+    assert data.stat().st_mtime_ns == stamp and len(list((run / "data").iterdir())) == 1
+    assert "the last refit (hidden 48" in (run / "report.md").read_text()
+    with pytest.raises(SystemExit):
+        train_net.main(["--config", "rummy-tiny", "--runs-dir", str(tmp_path), "--refit"])
+    assert "give --resume" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="no labelled data"):
+        train_net.main(["--config", "rummy-tiny", "--runs-dir", str(tmp_path), "--resume",
+                        "--refit", "--name", "none"])
 
 
 def test_opponent_pool_in_the_rummy_vector_env() -> None:

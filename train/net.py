@@ -149,6 +149,11 @@ class Args:
     checkpoint and the report, which also prints the same run as a fixed-work command"""
     resume: bool = False
     """continue from this run's latest checkpoint"""
+    refit: bool = False
+    """with ``--resume``: instead of labelling more, fit a new network from scratch
+    (``hidden`` wide, ``epochs`` passes, ``augment`` as given) on all the run's labelled
+    data, then evaluate, checkpoint and report it. The labels are the costly part; this
+    tries a width, a longer fit or the augmentation on labels already paid for"""
     address: str | None = None
     """label on Ray (the rllib extra): ``local``, ``local:N`` (a local instance with N
     CPUs), ``auto`` (the cluster the machine belongs to) or ``HOST:PORT``. The labelling is cut
@@ -178,12 +183,12 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "explore": 0.05,
         "opponent_mix": "self:1,greedy:1,rollout:0.5,random:0.1,net:1",
         "games_per_batch": 64,
-        "hidden": 256,
+        "hidden": 512,
         "epochs": 8,
         "batch_size": 512,
         "temperature": 8.0,
         "value_scale": 10.0,
-        "augment": False,
+        "augment": True,
         "eval_rounds": 200,
         "eval_opponents": "greedy,rollout",
         "final_eval_rounds": 1_000,
@@ -201,7 +206,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "epochs": 1,
         "batch_size": 64,
         "value_scale": 10.0,
-        "augment": False,
+        "augment": True,
         "eval_rounds": 10,
         "eval_opponents": "greedy",
         "final_eval_rounds": 10,
@@ -234,9 +239,8 @@ def check_args(args: Args) -> str | None:
         return f"--game must be pasur or persian_rummy, got {args.game!r}"
     if args.label_search not in ("rollout", "ismcts"):
         return f"--label-search must be rollout or ismcts, got {args.label_search!r}"
-    if args.game == "persian_rummy" and (args.players != 4 or args.augment):
-        return ("Persian Rummy has 4 players and no card symmetry to augment with: "
-                "--players 4 --no-augment (--config rummy sets them)")
+    if args.game == "persian_rummy" and args.players != 4:
+        return "Persian Rummy has 4 players: --players 4 (--config rummy sets it)"
     if args.preset is not None:
         from pasur_env.pasur.rules import make_rules
 
@@ -263,6 +267,10 @@ def check_args(args: Args) -> str | None:
                     "--total-decisions with --address")
     if args.workers < 0:
         return f"--workers must be 0 (the cluster's CPUs) or positive, got {args.workers}"
+    if args.refit and not args.resume:
+        return "--refit fits anew on a run's labelled data: give --resume and the run's --name"
+    if args.refit and args.time_budget_min:
+        return "--refit labels nothing, so there is no budget to plan: drop --time-budget-min"
     if args.time_budget_min and args.time_limit_min:
         return ("--time-budget-min and --time-limit-min do not go together: the budget "
                 "already ends the run in time, and plans it so that it can be made again")
@@ -302,11 +310,13 @@ class State:
     plan: dict[str, Any] | None = None  # train.move_net.budget.Plan.to_json()
 
 
-def save_checkpoint(run_dir: Path, state: State) -> None:
-    """Write the iteration's data file, the network and the progress (atomically last)."""
+def save_checkpoint(run_dir: Path, state: State, data: bool = True) -> None:
+    """Write the iteration's data file (unless ``data`` is False: a refit adds none), the
+    network and the progress (atomically last)."""
     (run_dir / "data").mkdir(exist_ok=True)
     k = state.iteration
-    state.data[k - 1].save(run_dir / "data" / f"iteration_{k}.npz")
+    if data:
+        state.data[k - 1].save(run_dir / "data" / f"iteration_{k}.npz")
     state.net.save(run_dir / "checkpoint_net.npz")
     tmp = run_dir / "checkpoint.json.tmp"
     info: dict[str, Any] = {"iteration": k, "seconds": state.seconds, "history": state.history}
@@ -417,6 +427,7 @@ def fit_settings(args: Args, iteration: int) -> Any:
         epochs=args.epochs, batch_size=args.batch_size, lr=args.learning_rate,
         lr_final=args.learning_rate / 10, weight_decay=args.weight_decay,
         level_weight=args.level_weight, augment=args.augment, num_players=args.players,
+        game=args.game,
         policy_weight=args.policy_weight, temperature=args.temperature,
         value_scale=args.value_scale, seed=args.seed + iteration,
     )
@@ -608,6 +619,10 @@ def write_report(args: Args, run_dir: Path, state: State, results: list[Any],
              f"{state.iteration} iterations; {seconds / 60:.1f} min in all (config "
              f"`{args.config}`, seed {args.seed}). Network: `net.npz` (hidden {args.hidden}, "
              f"{args.hidden // 2}); settings: `config.json`."]
+    refits = [h["iteration"] for h in state.history if str(h["iteration"]).startswith("refit")]
+    if refits:
+        intro[0] += (f" The network is the last refit ({refits[-1][7:]}): a new network "
+                     "fitted from scratch on all the labelled data.")
     if state.plan is not None:
         intro += budget_lines(given or args, args, state.plan, wall)
     columns = results_columns("net − opponent, points/round") + [Column(
@@ -667,6 +682,24 @@ def run_iterations(args: Args, state: State, run_dir: Path, writer: Any, start: 
     return args
 
 
+def refit_network(args: Args, state: State, run_dir: Path, writer: Any) -> None:
+    """``--refit``: a network fitted from scratch on all the run's data, evaluated and
+    checkpointed (the run's iterations and data stay as they were)."""
+    if not state.iteration:
+        raise SystemExit(f"--refit: {run_dir} has no labelled data to fit on")
+    t0 = time.time()
+    state.net = None
+    stats = fit_network(args, state, writer)
+    results = evaluate_network(args, state, args.eval_opponents, args.eval_rounds,
+                               args.seed + 7)
+    with open(run_dir / "evals.csv", "a", newline="") as fh:
+        log_iteration(args, state, stats, results, writer, csv.writer(fh))
+    state.history[-1]["iteration"] = (f"refit: hidden {args.hidden}, {args.epochs} epochs"
+                                      + (", augmented" if args.augment else ""))
+    state.seconds += time.time() - t0
+    save_checkpoint(run_dir, state, data=False)
+
+
 def ray_or_not(args: Args) -> Any:
     """The Ray session of ``--address`` (nothing without it)."""
     import contextlib
@@ -697,8 +730,11 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
     if state.plan is not None:
         write_config(run_dir, args, state.plan)
     writer = SummaryWriter(str(run_dir / "tb"))
-    with ray_or_not(args):
-        args = run_iterations(args, state, run_dir, writer, start, budget)
+    if args.refit:
+        refit_network(args, state, run_dir, writer)
+    else:
+        with ray_or_not(args):
+            args = run_iterations(args, state, run_dir, writer, start, budget)
     writer.close()
     state.net.meta.update(
         made_by=command_of(given), seed=args.seed,

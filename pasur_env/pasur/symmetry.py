@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pasur_env.core.symmetry import plane_permutation, relabel_ids, relabel_masks
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import NUM_CARDS, RANK_OF, SUIT_OF, SUITS, TEN_DIAMONDS
 from pasur_env.pasur.observation import observation_layout, observation_size
@@ -96,25 +97,9 @@ def permute_states(states: np.ndarray, perm: np.ndarray) -> np.ndarray:
     """A copy of engine rows ``states`` (n, NCOL) with every card relabelled by ``perm``."""
     perm = _check_perm(perm)
     out = np.array(states, dtype=np.int64, copy=True)
-    for col in _MASK_COLS:
-        masks = states[:, col]
-        new = np.zeros_like(masks)
-        for c in range(NUM_CARDS):
-            new |= ((masks >> c) & 1) << perm[c]
-        out[:, col] = new
-    ids = states[:, _ID_COLS]
-    out[:, _ID_COLS] = np.where(ids >= 0, perm[np.clip(ids, 0, NUM_CARDS - 1)], ids)
+    out[:, _MASK_COLS] = relabel_masks(states[:, _MASK_COLS], perm)
+    out[:, _ID_COLS] = relabel_ids(states[:, _ID_COLS], perm)
     return out
-
-
-def plane_permutation(size: int, offsets: list[int], perm: np.ndarray) -> np.ndarray:
-    """Column index ``ix`` (``size``,) that relabels the 52-card planes starting at
-    ``offsets`` of a feature vector: ``new = old[..., ix]`` puts ``old[o + c]`` at
-    ``new[o + perm[c]]``; other columns stay."""
-    ix = np.arange(size, dtype=np.int64)
-    for o in offsets:
-        ix[o + perm] = o + _IDS
-    return ix
 
 
 def observation_permutation(rules: Rules, perm: np.ndarray) -> np.ndarray:

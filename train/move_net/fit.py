@@ -4,7 +4,7 @@
 (the numpy network the agents of both games run), so a fitted model is exported array
 for array (:meth:`TorchMoveNet.to_numpy`, to the game's class) and a shipped one can be
 fitted further (:meth:`TorchMoveNet.from_numpy`). The fit is the same for both games;
-only Pasur has the symmetry that ``augment`` uses.
+the symmetries that ``augment`` draws are the game's (:mod:`train.move_net.games`).
 
 The loss, per decision of the batch (values ``v_m`` from search for its moves ``m``):
 
@@ -22,10 +22,12 @@ With ``value_scale`` the values are fitted in units of that many points (the net
 differences are ten times Pasur's, too large for the step sizes that fit Pasur.
 
 With ``augment`` every decision of a minibatch is seen under a random symmetry of the
-rules (:mod:`pasur_env.pasur.symmetry`: the non-club suits exchanged rank by rank, 10♦
-kept): its observation's and its move rows' card planes are relabelled, its values
-stay. The network then learns that "7♥" and "7♠" play alike instead of learning each
-card apart; on the same labels it plays clearly stronger (measured: README, *Training*).
+rules (Pasur, :mod:`pasur_env.pasur.symmetry`: the non-club suits exchanged rank by rank,
+10♦ kept; Persian Rummy, :mod:`pasur_env.rummy.symmetry`: the four suits exchanged alike
+in every rank, the jokers among themselves): its observation's and its move rows' card
+planes are relabelled, its values stay. The network then learns that "7♥" and "7♠" play
+alike instead of learning each card apart; on the same labels it plays clearly stronger
+(measured: README, *Training*; for Persian Rummy, ``docs/results.md``).
 """
 
 from __future__ import annotations
@@ -39,11 +41,10 @@ import torch
 from torch import nn
 
 from agents.move_net import PARAM_NAMES, MoveNetBase
-from agents.pasur.net.features import MOVE_WIDTH, move_row_permutation
+from agents.pasur.net.features import MOVE_WIDTH
 from agents.pasur.net.model import MoveNet
-from pasur_env.pasur.rules import make_rules
-from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
 from train.move_net.data import Dataset
+from train.move_net.games import net_game
 
 __all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
 
@@ -106,6 +107,7 @@ class FitSettings:
     seed: int = 0
     augment: bool = False
     num_players: int = 2
+    game: str = "pasur"
     policy_weight: float = 0.0
     temperature: float = 1.0
     value_scale: float = 1.0
@@ -126,15 +128,13 @@ class Relabeller:
     of ``n`` relabellings as column indices of observations and move rows, one drawn per
     decision."""
 
-    def __init__(self, num_players: int, obs_size: int, rng: np.random.Generator,
-                 n: int = 1024) -> None:
-        rules = make_rules(num_players=num_players)
-        perms = random_card_permutations(rng, n)
-        self.obs_ix = torch.as_tensor(np.stack([observation_permutation(rules, p) for p in perms]))
-        if self.obs_ix.shape[1] != obs_size:
+    def __init__(self, game: str, num_players: int, obs_size: int,
+                 rng: np.random.Generator, n: int = 1024) -> None:
+        obs_ix, feat_ix = net_game(game).relabellings(num_players, rng, n)
+        if obs_ix.shape[1] != obs_size:
             raise ValueError(f"augment: observations of {obs_size} features do not match the "
-                             f"{num_players}-player layout ({self.obs_ix.shape[1]})")
-        self.feat_ix = torch.as_tensor(np.stack([move_row_permutation(p) for p in perms]))
+                             f"{num_players}-player layout ({obs_ix.shape[1]})")
+        self.obs_ix, self.feat_ix = torch.as_tensor(obs_ix), torch.as_tensor(feat_ix)
         self.rng = rng
 
     def __call__(self, obs: torch.Tensor, dec: torch.Tensor,
@@ -197,7 +197,8 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
     lost by the network's choice, in points per decision)."""
     opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
     rng = np.random.default_rng(s.seed)
-    relabel = (Relabeller(s.num_players, data.obs.shape[1], np.random.default_rng([s.seed, 7]))
+    relabel = (Relabeller(s.game, s.num_players, data.obs.shape[1],
+                           np.random.default_rng([s.seed, 7]))
                if s.augment else None)
     n = len(data)
     steps = s.epochs * -(-n // s.batch_size)

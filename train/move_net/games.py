@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 __all__ = ["NetGame", "net_game", "NET_GAMES"]
 
 
@@ -33,6 +35,9 @@ class NetGame:
     """(the run's ``Args``, seed) -> the labeller of an iteration"""
     label_text: Callable[[Any], str]
     """the run's ``Args`` -> how its labels were made, for the report"""
+    relabellings: Callable[[int, np.random.Generator, int], tuple[np.ndarray, np.ndarray]]
+    """(players, rng, n) -> ``n`` random symmetries of the rules as column indices of the
+    observations and of the move rows (``augment``)"""
 
 
 def _pasur_net() -> type:
@@ -58,6 +63,18 @@ def _pasur_text(args: Any) -> str:
     horizon = ("played to the round's end" if args.label_horizon == 0
                else f"{args.label_horizon}-deal horizon")
     return f"{args.label_budget} rollouts each, {horizon}"
+
+
+def _pasur_relabellings(players: int, rng: np.random.Generator,
+                        n: int) -> tuple[np.ndarray, np.ndarray]:
+    from agents.pasur.net.features import move_row_permutation
+    from pasur_env.pasur.rules import make_rules
+    from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
+
+    rules = make_rules(num_players=players)
+    perms = random_card_permutations(rng, n)
+    return (np.stack([observation_permutation(rules, p) for p in perms]),
+            np.stack([move_row_permutation(p) for p in perms]))
 
 
 def _rummy_net() -> type:
@@ -87,11 +104,22 @@ def _rummy_text(args: Any) -> str:
             f"{args.label_budget} determinizations, the `rollout` agent's evaluation")
 
 
+def _rummy_relabellings(players: int, rng: np.random.Generator,
+                        n: int) -> tuple[np.ndarray, np.ndarray]:
+    from agents.rummy.net.features import move_row_permutation
+    from pasur_env.rummy.symmetry import observation_permutation, random_card_permutations
+
+    perms = random_card_permutations(rng, n)
+    return (np.stack([observation_permutation(p) for p in perms]),
+            np.stack([move_row_permutation(p) for p in perms]))
+
+
 #: the games the pipeline trains, by id
 NET_GAMES: dict[str, NetGame] = {
-    "pasur": NetGame("pasur", "Pasur", _pasur_net, _pasur_agent, _pasur_labeler, _pasur_text),
+    "pasur": NetGame("pasur", "Pasur", _pasur_net, _pasur_agent, _pasur_labeler, _pasur_text,
+                     _pasur_relabellings),
     "persian_rummy": NetGame("persian_rummy", "Persian Rummy", _rummy_net, _rummy_agent,
-                             _rummy_labeler, _rummy_text),
+                             _rummy_labeler, _rummy_text, _rummy_relabellings),
 }
 
 

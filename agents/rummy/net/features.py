@@ -40,11 +40,14 @@ from agents.rummy.plan import plan_turn
 from agents.rummy.rollout import candidate_actions
 from pasur_env.core.bits import popcount
 from pasur_env.core.compile import BatchKernel, njit
+from pasur_env.core.symmetry import plane_permutation
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.cards import VALUE_OF
 from pasur_env.rummy.kernels.melds import extends
+from pasur_env.rummy.symmetry import check_permutation
 
-__all__ = ["MOVE_WIDTH", "MOVE_SCALARS", "candidate_actions", "candidate_features"]
+__all__ = ["MOVE_WIDTH", "MOVE_SCALARS", "candidate_actions", "candidate_features",
+           "move_row_permutation"]
 
 MOVE_KINDS = 7
 MOVE_SCALARS = 9
@@ -127,3 +130,10 @@ def candidate_features(engine: Any, games: np.ndarray, offsets: np.ndarray,
                                 np.ascontiguousarray(actions, dtype=np.int64),
                                 np.ascontiguousarray(greedy, dtype=np.int64), feats)
     return feats
+
+
+def move_row_permutation(perm: np.ndarray) -> np.ndarray:
+    """Column index that relabels move rows by card permutation ``perm`` (a symmetry of
+    the rules, :mod:`pasur_env.rummy.symmetry`): ``rows[:, ix]`` are the rows of the
+    relabelled position (the three card planes move; the kinds and scalars do not)."""
+    return plane_permutation(MOVE_WIDTH, [_C, _G, _H], check_permutation(perm))
