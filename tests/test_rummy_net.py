@@ -92,6 +92,17 @@ def test_net_agent_plays_legally_and_refuses_another_layout(tmp_path) -> None:
         RummyNetAgent(model=tiny_net()).act(obs[:, :-1], eng.legal_mask(), GameView.all(eng))
 
 
+def test_the_shipped_network_loads_by_name_and_plays_whole_rounds() -> None:
+    agent = make_agent("net", game="persian_rummy")
+    assert isinstance(agent, RummyNetAgent)
+    meta, params = agent.model.meta, agent.model.params
+    assert meta["game"] == "persian_rummy" and meta["num_players"] == 4
+    assert params["b1"].shape == (512,) and "--refit" in meta["made_by"]  # as documented
+    eng = RummyEngine(8, seed=3, episode="round", auto_reset=False)
+    play(eng, [agent], np.zeros((8, 4), dtype=np.int64))
+    assert eng.done.all()
+
+
 def test_pipeline_runs_resumes_and_loads(tmp_path) -> None:
     from train import net as train_net
 

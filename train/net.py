@@ -504,11 +504,12 @@ def final_evaluation(args: Args, state: State, run_dir: Path) -> list[Any]:
 
 def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tuple[float, ...]]:
     """The timings a :class:`train.move_net.budget.Budget` plans from, on the data
-    labelled so far: a throwaway network's fit and a share of every evaluation the run
-    will play. No random stream of the run is touched (torch's is forked; the fit, the
-    network and the matches have their own)."""
+    labelled so far: a throwaway network's fit, a share of every evaluation the run
+    will play, and a batch of games labelled against that network. No random stream of
+    the run is touched (torch's is forked; the fit, the network, the matches and the
+    labelling have their own)."""
 
-    def probe(data: Any) -> tuple[float, float, float]:
+    def probe(data: Any) -> tuple[float, float, float, float, float]:
         import torch
 
         from train.common.evaluation import evaluate_game, parse_opponents
@@ -524,7 +525,8 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
             fit_s = time_fit(lambda sample, tick: fit(model, sample, fit_settings(args, 0),
                                                       progress=tick),
                              data, args.batch_size, clock)
-            agent = game.agent(model.to_numpy(net_class, num_players=args.players))
+            net = model.to_numpy(net_class, num_players=args.players)
+            agent = game.agent(net)
         skip = _skip(args)
 
         def play(name: str, rounds: int) -> None:
@@ -537,9 +539,30 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
         each, final = time_evaluations(play, [listed(args.eval_opponents, args.eval_rounds),
                                               listed(args.final_eval_opponents,
                                                      args.final_eval_rounds)], clock)
-        return fit_s, each, final
+        return (fit_s, each, final, *net_labelling(args, net, clock))
 
     return probe
+
+
+def net_labelling(args: Args, net: Any, clock: Callable[[], float]) -> tuple[float, float]:
+    """``(rate, share)`` for the budget: the labelled decisions per second with ``net``
+    (a throwaway network) as every opponent, over one batch of games with their own
+    seed, and the network's share of the opponent mix; ``(0, 0)`` when the network is
+    not among the opponents."""
+    from train.move_net.data import generate
+    from train.move_net.games import net_game
+
+    mix, objects = opponent_mix(args, net)
+    share = mix.get("net", 0.0) / sum(mix.values())
+    if not share:
+        return 0.0, 0.0
+    seed = args.seed * 1000 + 999
+    labeler = net_game(args.game).labeler(args, seed)
+    t0 = clock()
+    data = generate(labeler, 1, num_players=args.players, seed=seed, opponents={"net": 1.0},
+                    batch=args.games_per_batch, policies=objects, game=args.game,
+                    preset=args.preset)
+    return len(data) / max(clock() - t0, 1e-9), share
 
 
 def start_budget(args: Args, state: State, started: float,

@@ -4,8 +4,10 @@ Without a budget the pipeline does a fixed amount of work (``--total-decisions``
 ``--iterations``, ``--epochs``), so how long it takes depends on the machine. With
 ``--time-budget-min B`` the first iteration's labelling measures how fast this machine
 labels (on the second batch of games: the first also pays numba's compilation); the
-run then times a few minibatches of a throwaway fit and a share of every evaluation
-it will play (:func:`time_fit`, :func:`time_evaluations`), and
+run then times a few minibatches of a throwaway fit, a share of every evaluation
+it will play (:func:`time_fit`, :func:`time_evaluations`) and one batch of games
+labelled against the throwaway network (the network joins the opponents from the
+second iteration, and its cost is not in the first one's rate), and
 :func:`plan_budget` sizes the run from those rates so that labelling, fitting, the
 evaluation after each iteration and the final evaluation end within B minutes.
 
@@ -62,6 +64,21 @@ class Measured:
     """the evaluation after an iteration"""
     final_eval_seconds: float
     """the final evaluation"""
+    net_rate: float = 0.0
+    """labelled decisions per second when the network being trained is every opponent
+    (one batch of games with a throwaway network of the run's width); 0: the network
+    is not among the opponents"""
+    net_share: float = 0.0
+    """the network's share of the opponent mix, from the second iteration on"""
+
+    @property
+    def later_rate(self) -> float:
+        """Labelled decisions per second from the second iteration on, when the network
+        plays ``net_share`` of the games: the first iteration's rate measures none of its
+        cost, and a network that is slow in small batches can halve the rate."""
+        if not self.net_rate or not self.net_share:
+            return self.label_rate
+        return 1.0 / ((1 - self.net_share) / self.label_rate + self.net_share / self.net_rate)
 
 
 @dataclass(frozen=True)
@@ -94,7 +111,10 @@ class Plan:
 
     def summary(self) -> str:
         m = self.measured
-        return (f"budget {self.budget_min:g} min: labelling {m.label_rate:,.0f} decisions/s, "
+        later = (f" ({m.later_rate:,.0f} once the network plays)"
+                 if m.later_rate != m.label_rate else "")
+        return (f"budget {self.budget_min:g} min: labelling {m.label_rate:,.0f} decisions/s"
+                f"{later}, "
                 f"fitting {m.fit_seconds * 1e6:,.0f} µs per decision and epoch, evaluations "
                 f"{m.eval_seconds:.0f} s after each iteration and {m.final_eval_seconds:.0f} s "
                 f"at the end -> {self.iterations} iterations of {self.decisions_per_iteration:,} "
@@ -105,7 +125,7 @@ def _epochs(k: int, m: Measured, epochs: int) -> int:
     """Epochs per fit: ``epochs`` unless the fits would take more than ``FIT_SHARE`` of
     the labelling-and-fitting time, then as many as fit in that share (at least 1)."""
     fit = m.fit_seconds * k * (k + 1) / 2  # seconds per epoch and decision per iteration
-    label = k / m.label_rate
+    label = 1 / m.label_rate + (k - 1) / m.later_rate
     most = FIT_SHARE / (1 - FIT_SHARE) * label / fit if fit > 0 else math.inf
     return max(1, min(epochs, math.floor(most)))
 
@@ -115,7 +135,7 @@ def _cost(k: int, per: int, epochs: int, m: Measured) -> float:
     half = m.batch_decisions / 2  # an iteration ends inside a batch: half a batch more
     first = max(float(m.labelled), per + half)  # the first iteration has labelled some
     later = per + half
-    label = (first - m.labelled + (k - 1) * later) / m.label_rate
+    label = (first - m.labelled) / m.label_rate + (k - 1) * later / m.later_rate
     fitted = sum(first + j * later for j in range(k))  # each fit sees all data so far
     return label + epochs * m.fit_seconds * fitted + k * m.eval_seconds + m.final_eval_seconds
 
@@ -205,7 +225,8 @@ class Budget:
     the first batch it asks for more (the first batch pays the compilation), after the
     second it measures the labelling rate, runs ``probe(data so far)`` -> ``(fit
     seconds per decision and epoch, seconds of one evaluation after an iteration,
-    seconds of the final evaluation)``, plans, and from then on asks for the planned
+    seconds of the final evaluation, labelling rate with the network as every opponent,
+    the network's share of the opponents)``, plans, and from then on asks for the planned
     decisions per iteration.
     """
 
@@ -230,10 +251,11 @@ class Budget:
             return sys.maxsize
         (_, _), (d1, t1), (d2, t2) = self.marks[:3]
         rate = (d2 - d1) / max(t2 - t1, 1e-9)
-        fit_s, eval_s, final_s = self.probe(Dataset.concat(labeler.parts))
+        fit_s, eval_s, final_s, net_rate, net_share = self.probe(Dataset.concat(labeler.parts))
         m = Measured(elapsed=self.clock() - self.started, label_rate=rate,
                      batch_decisions=float(d2 - d1), first_batch=d1, labelled=d2,
-                     fit_seconds=fit_s, eval_seconds=eval_s, final_eval_seconds=final_s)
+                     fit_seconds=fit_s, eval_seconds=eval_s, final_eval_seconds=final_s,
+                     net_rate=net_rate, net_share=net_share)
         self.plan = plan_budget(self.budget_min, m, self.iterations, self.epochs)
         print(self.plan.summary())
         return self.plan.decisions_per_iteration
