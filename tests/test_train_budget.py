@@ -72,17 +72,16 @@ def test_the_plan_cuts_epochs_then_iterations_when_time_is_short() -> None:
 
 
 def test_a_network_slow_among_the_opponents_shrinks_the_plan() -> None:
-    """The first iteration labels without the network; from the second it plays its
-    share of the games, at the rate measured with it as every opponent."""
-    slow = dataclasses.replace(BASE, net_rate=40.0, net_share=0.3)
-    assert 40.0 < slow.later_rate < BASE.label_rate
-    assert dataclasses.replace(BASE, net_rate=40.0).later_rate == BASE.label_rate
+    """The first iteration labels without the network; from the second the plan counts
+    the rate measured with it among the opponents."""
+    slow = dataclasses.replace(BASE, net_rate=60.0)
+    assert slow.later_rate == 60.0 and BASE.later_rate == BASE.label_rate
     plan, less = plan_budget(18, BASE, 3, 16), plan_budget(18, slow, 3, 16)
     assert less.total_decisions < plan.total_decisions
     assert less.planned_min <= 18 * (1 - SAFETY)
-    assert "once the network plays" in less.summary()
-    old = {k: v for k, v in less.to_json().items()}  # a plan saved before the two fields
-    old["measured"] = {k: v for k, v in old["measured"].items() if not k.startswith("net_")}
+    assert "(60 once the network plays)" in less.summary()
+    old = less.to_json()  # a plan saved before the field existed
+    old["measured"] = {k: v for k, v in old["measured"].items() if k != "net_rate"}
     assert Plan.from_json(old).measured.later_rate == BASE.label_rate
 
 
@@ -92,7 +91,7 @@ def test_the_budget_measures_the_second_batch_and_plans_once() -> None:
 
     def plan_with(step: float) -> Plan:
         clock = FakeClock(step)
-        budget = Budget(18, clock(), clock, lambda data: (60e-6, 15.0, 120.0, 0.0, 0.0),
+        budget = Budget(18, clock(), clock, lambda data: (60e-6, 15.0, 120.0, 0.0),
                         2, 16)
         budget.start()
         lab = Labeler()

@@ -6,8 +6,8 @@ Without a budget the pipeline does a fixed amount of work (``--total-decisions``
 labels (on the second batch of games: the first also pays numba's compilation); the
 run then times a few minibatches of a throwaway fit, a share of every evaluation
 it will play (:func:`time_fit`, :func:`time_evaluations`) and one batch of games
-labelled against the throwaway network (the network joins the opponents from the
-second iteration, and its cost is not in the first one's rate), and
+labelled with the throwaway network among the opponents (the network joins them from
+the second iteration, and its cost is not in the first one's rate), and
 :func:`plan_budget` sizes the run from those rates so that labelling, fitting, the
 evaluation after each iteration and the final evaluation end within B minutes.
 
@@ -65,20 +65,17 @@ class Measured:
     final_eval_seconds: float
     """the final evaluation"""
     net_rate: float = 0.0
-    """labelled decisions per second when the network being trained is every opponent
-    (one batch of games with a throwaway network of the run's width); 0: the network
-    is not among the opponents"""
-    net_share: float = 0.0
-    """the network's share of the opponent mix, from the second iteration on"""
+    """labelled decisions per second with the opponents of the second iteration on (the
+    mix, the network being trained among them; timed on one batch of games with a
+    throwaway network of the run's width); 0: as ``label_rate`` (no network in the mix)"""
 
     @property
     def later_rate(self) -> float:
-        """Labelled decisions per second from the second iteration on, when the network
-        plays ``net_share`` of the games: the first iteration's rate measures none of its
-        cost, and a network that is slow in small batches can halve the rate."""
-        if not self.net_rate or not self.net_share:
-            return self.label_rate
-        return 1.0 / ((1 - self.net_share) / self.label_rate + self.net_share / self.net_rate)
+        """Labelled decisions per second from the second iteration on: the first
+        iteration's rate measures none of the network's cost, and each policy of a
+        batch costs a call at every step (measured: Persian Rummy's 1,600 decisions/s
+        fell to 650 once the network joined the mix)."""
+        return self.net_rate or self.label_rate
 
 
 @dataclass(frozen=True)
@@ -225,8 +222,8 @@ class Budget:
     the first batch it asks for more (the first batch pays the compilation), after the
     second it measures the labelling rate, runs ``probe(data so far)`` -> ``(fit
     seconds per decision and epoch, seconds of one evaluation after an iteration,
-    seconds of the final evaluation, labelling rate with the network as every opponent,
-    the network's share of the opponents)``, plans, and from then on asks for the planned
+    seconds of the final evaluation, labelling rate with the network among the
+    opponents)``, plans, and from then on asks for the planned
     decisions per iteration.
     """
 
@@ -251,11 +248,11 @@ class Budget:
             return sys.maxsize
         (_, _), (d1, t1), (d2, t2) = self.marks[:3]
         rate = (d2 - d1) / max(t2 - t1, 1e-9)
-        fit_s, eval_s, final_s, net_rate, net_share = self.probe(Dataset.concat(labeler.parts))
+        fit_s, eval_s, final_s, net_rate = self.probe(Dataset.concat(labeler.parts))
         m = Measured(elapsed=self.clock() - self.started, label_rate=rate,
                      batch_decisions=float(d2 - d1), first_batch=d1, labelled=d2,
                      fit_seconds=fit_s, eval_seconds=eval_s, final_eval_seconds=final_s,
-                     net_rate=net_rate, net_share=net_share)
+                     net_rate=net_rate)
         self.plan = plan_budget(self.budget_min, m, self.iterations, self.epochs)
         print(self.plan.summary())
         return self.plan.decisions_per_iteration
