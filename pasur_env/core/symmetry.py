@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["relabel_masks", "relabel_ids", "plane_permutation"]
+__all__ = ["relabel_masks", "relabel_ids", "relabel_states", "plane_permutation"]
 
 
 def relabel_masks(masks: np.ndarray, perm: np.ndarray) -> np.ndarray:
@@ -28,6 +28,16 @@ def relabel_ids(ids: np.ndarray, perm: np.ndarray) -> np.ndarray:
     ids = np.asarray(ids, dtype=np.int64)
     perm = np.asarray(perm, dtype=np.int64)
     return np.where(ids >= 0, perm[np.clip(ids, 0, perm.size - 1)], ids)
+
+
+def relabel_states(states: np.ndarray, perm: np.ndarray, mask_cols: np.ndarray,
+                   id_cols: np.ndarray) -> np.ndarray:
+    """A copy of engine rows ``states`` (n, NCOL) whose card-set columns ``mask_cols``
+    and card-id columns ``id_cols`` are relabelled by ``perm``; the other columns stay."""
+    out = np.array(states, dtype=np.int64, copy=True)
+    out[:, mask_cols] = relabel_masks(states[:, mask_cols], perm)
+    out[:, id_cols] = relabel_ids(states[:, id_cols], perm)
+    return out
 
 
 def plane_permutation(size: int, offsets: list[int], perm: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pasur_env.core.symmetry import plane_permutation, relabel_ids, relabel_masks
+from pasur_env.core.symmetry import plane_permutation, relabel_states
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import NUM_CARDS, RANK_OF, SUIT_OF, SUITS, TEN_DIAMONDS
 from pasur_env.pasur.observation import observation_layout, observation_size
@@ -95,11 +95,7 @@ def _check_perm(perm: np.ndarray, rules: Rules | None = None) -> np.ndarray:
 
 def permute_states(states: np.ndarray, perm: np.ndarray) -> np.ndarray:
     """A copy of engine rows ``states`` (n, NCOL) with every card relabelled by ``perm``."""
-    perm = _check_perm(perm)
-    out = np.array(states, dtype=np.int64, copy=True)
-    out[:, _MASK_COLS] = relabel_masks(states[:, _MASK_COLS], perm)
-    out[:, _ID_COLS] = relabel_ids(states[:, _ID_COLS], perm)
-    return out
+    return relabel_states(states, _check_perm(perm), _MASK_COLS, _ID_COLS)
 
 
 def observation_permutation(rules: Rules, perm: np.ndarray) -> np.ndarray:

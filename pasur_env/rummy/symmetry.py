@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pasur_env.core.symmetry import plane_permutation, relabel_ids, relabel_masks
+from pasur_env.core.symmetry import plane_permutation, relabel_states
 from pasur_env.rummy.cards import NUM_CARDS
 from pasur_env.rummy.kernels import state as S
 from pasur_env.rummy.observation import O_PHASE, OBS_SIZE
@@ -69,11 +69,7 @@ def check_permutation(perm: np.ndarray) -> np.ndarray:
 
 def permute_states(states: np.ndarray, perm: np.ndarray) -> np.ndarray:
     """A copy of engine rows ``states`` (n, NCOL) with every card relabelled by ``perm``."""
-    perm = check_permutation(perm)
-    out = np.array(states, dtype=np.int64, copy=True)
-    out[:, _MASK_COLS] = relabel_masks(states[:, _MASK_COLS], perm)
-    out[:, _ID_COLS] = relabel_ids(states[:, _ID_COLS], perm)
-    return out
+    return relabel_states(states, check_permutation(perm), _MASK_COLS, _ID_COLS)
 
 
 def observation_permutation(perm: np.ndarray) -> np.ndarray:
