@@ -152,8 +152,9 @@ class Args:
     refit: bool = False
     """with ``--resume``: instead of labelling more, fit a new network from scratch
     (``hidden`` wide, ``epochs`` passes, ``augment`` as given) on all the run's labelled
-    data, then evaluate, checkpoint and report it. The labels are the costly part; this
-    tries a width, a longer fit or the augmentation on labels already paid for"""
+    data, then evaluate, checkpoint and report it (a budgeted run's plan does not apply:
+    the epochs are the ones given). The labels are the costly part; this tries a width, a
+    longer fit or the augmentation on labels already paid for"""
     address: str | None = None
     """label on Ray (the rllib extra): ``local``, ``local:N`` (a local instance with N
     CPUs), ``auto`` (the cluster the machine belongs to) or ``HOST:PORT``. The labelling is cut
@@ -748,7 +749,7 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
     state = (load_checkpoint(run_dir, args.game) if args.resume else None) or State()
     if args.resume and state.iteration:
         print(f"resuming {run_dir} after iteration {state.iteration}")
-    budget, args = start_budget(args, state, started, clock)
+    budget, args = (None, args) if args.refit else start_budget(args, state, started, clock)
     if state.plan is not None:
         write_config(run_dir, args, state.plan)
     writer = SummaryWriter(str(run_dir / "tb"))
