@@ -540,29 +540,29 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
         each, final = time_evaluations(play, [listed(args.eval_opponents, args.eval_rounds),
                                               listed(args.final_eval_opponents,
                                                      args.final_eval_rounds)], clock)
-        return (fit_s, each, final, *net_labelling(args, net, clock))
+        return fit_s, each, final, net_labelling(args, net, clock)
 
     return probe
 
 
-def net_labelling(args: Args, net: Any, clock: Callable[[], float]) -> tuple[float]:
-    """``(rate,)`` for the budget: labelled decisions per second with the opponents of
+def net_labelling(args: Args, net: Any, clock: Callable[[], float]) -> float:
+    """For the budget: labelled decisions per second with the opponents of
     the second iteration on (the mix, ``net`` a throwaway network among them), over one
     batch of at most 64 games with their own seed (a smaller batch than the run's costs
-    more per decision: the estimate errs slow); ``(0,)`` when the mix has no network."""
+    more per decision: the estimate errs slow); 0 when the mix has no network."""
     from train.move_net.data import generate
     from train.move_net.games import net_game
 
     mix, objects = opponent_mix(args, net)
     if "net" not in mix:
-        return (0.0,)
+        return 0.0
     seed = args.seed * 1000 + 999
     labeler = net_game(args.game).labeler(args, seed)
     t0 = clock()
     data = generate(labeler, 1, num_players=args.players, seed=seed, opponents=mix,
                     batch=min(args.games_per_batch, 64), policies=objects, game=args.game,
                     preset=args.preset)
-    return (len(data) / max(clock() - t0, 1e-9),)
+    return len(data) / max(clock() - t0, 1e-9)
 
 
 def start_budget(args: Args, state: State, started: float,

@@ -65,6 +65,12 @@ def _pasur_text(args: Any) -> str:
     return f"{args.label_budget} rollouts each, {horizon}"
 
 
+def _stacked(perms: np.ndarray, observation: Callable[[np.ndarray], np.ndarray],
+             move_rows: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The column indices of ``perms`` for the observations and for the move rows."""
+    return (np.stack([observation(p) for p in perms]), np.stack([move_rows(p) for p in perms]))
+
+
 def _pasur_relabellings(players: int, rng: np.random.Generator,
                         n: int) -> tuple[np.ndarray, np.ndarray]:
     from agents.pasur.net.features import move_row_permutation
@@ -72,9 +78,8 @@ def _pasur_relabellings(players: int, rng: np.random.Generator,
     from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
 
     rules = make_rules(num_players=players)
-    perms = random_card_permutations(rng, n)
-    return (np.stack([observation_permutation(rules, p) for p in perms]),
-            np.stack([move_row_permutation(p) for p in perms]))
+    return _stacked(random_card_permutations(rng, n),
+                    lambda p: observation_permutation(rules, p), move_row_permutation)
 
 
 def _rummy_net() -> type:
@@ -109,9 +114,8 @@ def _rummy_relabellings(players: int, rng: np.random.Generator,
     from agents.rummy.net.features import move_row_permutation
     from pasur_env.rummy.symmetry import observation_permutation, random_card_permutations
 
-    perms = random_card_permutations(rng, n)
-    return (np.stack([observation_permutation(p) for p in perms]),
-            np.stack([move_row_permutation(p) for p in perms]))
+    return _stacked(random_card_permutations(rng, n), observation_permutation,
+                    move_row_permutation)
 
 
 #: the games the pipeline trains, by id
