@@ -10,7 +10,9 @@ import pytest
 from agents import make_agent
 from agents.apps.cli import main
 from agents.evaluation.match import duplicate_engine, evaluate
+from agents.registry import agent_names
 from agents.rummy.greedy import greedy_rummy_actions
+from pasur_env.core.loop import decide
 from pasur_env.core.policy import GameView
 from pasur_env.rummy import RummyEngine, action_str
 from pasur_env.rummy import kernels as K
@@ -137,3 +139,28 @@ def test_rollout_beats_greedy_on_a_small_match():
     assert res.ci95[0] > 0
     with pytest.raises(ValueError, match="samples"):
         RummyRolloutAgent(samples=0)
+
+
+#: options that keep each Rummy agent quick in the mixed-turn test (a new agent needs none)
+_QUICK = {"rollout": {"samples": 2}, "ismcts": {"budget": 8}}
+
+
+def test_every_agent_acts_on_turns_other_agents_began():
+    """Each decision of every turn is made by an agent drawn at random among all the
+    Persian Rummy agents, so agents meet turns, and half-built melds, that another
+    agent began: every one must choose a legal action there (``decide`` checks it)."""
+    names = agent_names("persian_rummy")
+    policies = [make_agent(n, game="persian_rummy", seed=i, **_QUICK.get(n, {}))
+                for i, n in enumerate(names)]
+    eng = RummyEngine(24, seed=36, episode="round")
+    games = np.arange(eng.num_games)
+    rng = np.random.default_rng(36)
+    last = np.full(len(games), -1)
+    met = np.zeros(len(names), dtype=np.int64)  # melds begun by another agent, per agent
+    for _ in range(300):
+        who = rng.integers(len(names), size=len(games))
+        others = (eng.state[:, K.PICKED] != 0) & (last != who) & (last >= 0)
+        np.add.at(met, who[others], 1)
+        eng.step(decide(eng, games, policies, who))
+        last = who
+    assert (met >= 10).all(), dict(zip(names, met.tolist(), strict=True))

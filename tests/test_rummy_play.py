@@ -220,6 +220,76 @@ def test_hint_and_replay_frames() -> None:
     assert page["frames"][0]["svg"].startswith("<svg")
 
 
+#: seed 108, seat 0, random opponents: the person's moves up to the second deal's turn
+#: where J♦ can be taken and melded as 9♦ 10♦ J♦ or with J♣ (``CONTINUE``: the round's end)
+_SEED_108 = ["DRAW_STOCK", "DISCARD AS", "DRAW_STOCK", "DISCARD 7D", "DRAW_STOCK",
+             "DISCARD 5D", "DRAW_STOCK", "DISCARD JC", "DRAW_STOCK", "PICK 6D", "PICK 6H",
+             "PICK 6S", "MELD", "DISCARD JK4", "DRAW_STOCK", "DISCARD 10C", "DRAW_STOCK",
+             "DISCARD 5S", "DRAW_STOCK", "DISCARD QS", "DRAW_STOCK", "DISCARD 9C", "PASS",
+             "CONTINUE", "TAKE JD", "PICK 9D"]
+
+
+def _web_client() -> Any:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from agents.apps.web.app import create_app
+
+    return TestClient(create_app(), base_url="http://localhost")
+
+
+def test_the_hint_finishes_a_meld_the_person_began() -> None:
+    """The person takes J♦ and picks 9♦ (only 10♦ may follow); the hint's agent would
+    have melded J♦ with J♣, and must continue the person's run instead."""
+    with _web_client() as client:
+        res = client.post("/api/games", json={"game": "persian_rummy", "seed": 108, "seat": 0,
+                                              "opponents": ["random"] * 3})
+        gid, view = res.json()["id"], res.json()["view"]
+        for action in _SEED_108:
+            if action == "CONTINUE":
+                res = client.post(f"/api/games/{gid}/continue")
+            else:
+                assert action in view["legal"]["actions"], (action, view["legal"])
+                res = client.post(f"/api/games/{gid}/move",
+                                  json={"action": action, "version": view["version"]})
+            assert res.status_code == 200, res.text
+            view = res.json()
+        assert view["legal"]["actions"] == ["PICK 10D"]
+        hint = client.post(f"/api/games/{gid}/hint")
+        assert hint.status_code == 200, hint.text
+        assert hint.json()["action"] == "PICK 10D"
+        assert hint.json()["turn"][:3] == ["PICK 10D", "PICK JD", "MELD"]
+
+
+class _BrokenHint(Policy):
+    """A hint agent that fails at once."""
+
+    name, needs_observation = "broken", False
+
+    def act(self, obs: Any, mask: np.ndarray, view: Any = None) -> np.ndarray:
+        raise ValueError("no legal action found")
+
+
+@pytest.mark.parametrize("body", [{"game": "persian_rummy", "opponents": ["random"] * 3},
+                                  {"game": "pasur", "players": 2, "opponents": ["random"]}])
+def test_a_failing_hint_agent_is_named_not_a_server_error(monkeypatch, body) -> None:
+    import agents.apps.web.pasur_table as pasur_table
+    import agents.apps.web.rummy_table as rummy_table
+
+    with _web_client() as client:
+        res = client.post("/api/games", json={**body, "seed": 5, "seat": 0})
+        gid, view = res.json()["id"], res.json()["view"]
+        for module in (pasur_table, rummy_table):  # the hint's agent, once the game is on
+            monkeypatch.setattr(module, "make_agent", lambda *a, **k: _BrokenHint())
+        hint = client.post(f"/api/games/{gid}/hint")
+        assert hint.status_code == 424, hint.text
+        detail = hint.json()["detail"]
+        assert "the hint's agent" in detail and "failed: ValueError: no legal action" in detail
+        assert "no hint this time" in detail and "undone" not in detail
+        after = client.get(f"/api/games/{gid}").json()  # nothing changed
+        assert after["version"] == view["version"] and after["hand"] == view["hand"]
+
+
 def test_from_form_names_bad_fields() -> None:
     for form, err in (({"players": 3}, "field 'players'"), ({"colour": 1}, "unknown field"),
                       ({"opponents": 5}, "field 'opponents'"), ({"seat": 7}, "seat"),

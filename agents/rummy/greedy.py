@@ -5,11 +5,13 @@ The agent is stateless and compiled (one kernel over a batch of games):
 * **draw**: every legal draw is scored by :func:`agents.rummy.plan.plan_turn` on the
   hand it would give (the stock's unknown card is left out): the most points put down
   this turn, then the least value kept after the discard; ties go to the stock;
-* **meld**: the best new meld (:func:`~agents.rummy.plan.best_meld`) or lay-off
+* **meld**: the best new meld (:func:`~agents.rummy.plan.meld_now`) or lay-off
   (:func:`~agents.rummy.plan.best_layoff`), the meld on a tie, the target's while it
   must be melded; a meld is emitted as its PICKs in ascending id order, then MELD
-  (the meld is recomputed at each pick, and the hand has not changed, so it is the
-  same one); with nothing to meld, discard the most valuable card (highest id on ties);
+  (the meld is recomputed at each pick: the best one containing the cards picked so
+  far, which is the same one when the agent picked them, and a legal finish of a meld
+  another policy or a person began); with nothing to meld, discard the most valuable
+  card (highest id on ties);
 * **choose**: the first meld the card extends.
 """
 
@@ -21,8 +23,8 @@ import numpy as np
 from numba import prange
 
 from agents.base import Agent
-from agents.rummy.plan import best_layoff, best_meld, plan_turn
-from pasur_env.core.bits import highest, lowest
+from agents.rummy.plan import best_layoff, meld_now, plan_turn
+from pasur_env.core.bits import lowest
 from pasur_env.core.compile import BatchKernel, njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.rummy import kernels as K
@@ -60,7 +62,7 @@ def _meld_action(st: np.ndarray, b: int, fd: bool) -> int:
     t = st[b, K.TARGET]
     need = (1 << t) if t >= 0 else 0
     picked = st[b, K.PICKED]
-    m, mv = best_meld(hand, need, fd)
+    m, mv = meld_now(hand, picked, t, fd)
     if picked == 0:
         c, _, cv = best_layoff(hand, st[b, K.MELD:K.MELD + K.MAX_MELDS], st[b, K.NMELDS], need)
         if cv > mv:
@@ -74,9 +76,7 @@ def _meld_action(st: np.ndarray, b: int, fd: bool) -> int:
                 if _VALUE[x] >= best_v:
                     best_c, best_v = x, _VALUE[x]
             return K.DISCARD0 + best_c
-    rest = m & ~picked
-    if picked:
-        rest &= ~((1 << (highest(picked) + 1)) - 1)
+    rest = m & ~picked  # all above the last pick (meld_now)
     return K.MELD_ACTION if rest == 0 else K.PICK0 + lowest(rest)
 
 

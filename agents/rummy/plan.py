@@ -1,6 +1,11 @@
 """Greedy meld planning on card masks (compiled): the best meld, the best lay-off, and a
 whole turn's melds, as the greedy Persian Rummy agent scores them.
 
+:func:`meld_now` is the meld to lay at any point of a turn, whoever began it: with
+cards already picked (by the agent, another policy or a person), the best meld that
+contains them and can still be finished by legal picks (every agent that melds by
+greedy's picks: ``greedy``, ``rollout``, ``net``, and ``ismcts``'s playouts).
+
 "Best" is the most points put on the table: a meld is worth its cards' values (a
 four-set laid at once twice, when the rule says so), a lay-off its card's value.
 A candidate meld is always the largest of its kind: all the cards of a rank (3 or 4),
@@ -35,7 +40,7 @@ def meld_points(m: int, four_double: bool) -> int:
 
 @njit(cache=True)
 def _runs_of_suit(pool: int, s: int, need: int, four_double: bool) -> tuple[int, int]:
-    """The best maximal run of suit ``s`` in ``pool`` (containing ``need`` if set)."""
+    """The best maximal run of suit ``s`` in ``pool`` containing every card of ``need``."""
     p = run_places(pool & (SUIT0_BITS << s), s)
     best, best_v = 0, 0
     pos = 0
@@ -47,7 +52,7 @@ def _runs_of_suit(pool: int, s: int, need: int, four_double: bool) -> tuple[int,
         while pos < 13 and (p >> pos) & 1:
             m |= 1 << card_at(s, pos)
             pos += 1
-        if popcount(m) >= 3 and (need == 0 or m & need):
+        if popcount(m) >= 3 and (m & need) == need:
             v = mask_value(m)
             if v > best_v:
                 best, best_v = m, v
@@ -56,16 +61,16 @@ def _runs_of_suit(pool: int, s: int, need: int, four_double: bool) -> tuple[int,
 
 @njit(cache=True)
 def best_meld(pool: int, need: int, four_double: bool) -> tuple[int, int]:
-    """The highest-scoring new meld in ``pool`` (containing ``need`` when not 0):
+    """The highest-scoring new meld in ``pool`` containing every card of ``need``:
     ``(mask, points)``, ``(0, 0)`` if none. Ties: the first found (jokers, ranks A..K,
     then runs by suit)."""
     best, best_v = 0, 0
     j = pool & JOKER_BITS
-    if popcount(j) >= 3 and (need == 0 or j & need):
+    if popcount(j) >= 3 and (j & need) == need:
         best, best_v = j, meld_points(j, four_double)
     for r in range(13):
         m = pool & (0xF << (4 * r))
-        if popcount(m) >= 3 and (need == 0 or m & need):
+        if popcount(m) >= 3 and (m & need) == need:
             v = meld_points(m, four_double)
             if v > best_v:
                 best, best_v = m, v
@@ -74,6 +79,25 @@ def best_meld(pool: int, need: int, four_double: bool) -> tuple[int, int]:
         if v > best_v:
             best, best_v = m, v
     return best, best_v
+
+
+@njit(cache=True)
+def meld_now(hand: int, picked: int, target: int, four_double: bool) -> tuple[int, int]:
+    """The best meld to lay from this point of the turn: ``(mask, points)``.
+
+    It contains the ``picked`` cards and the ``target`` (the pile card still to be
+    melded, -1 if none), and its other cards are hand cards above the last pick, since
+    picks go in ascending id order: so it is finished by picking them, lowest first,
+    then MELD, whoever picked the cards before. The rules let a card be picked only if
+    such a meld exists, so there is one whenever cards are picked.
+    With nothing picked it is :func:`best_meld` of the hand; with the agent's own
+    picks, the meld it began (the largest of its kind in the hand, all of it above).
+    """
+    pool = hand
+    if picked:
+        pool = picked | (hand & ~((1 << (highest(picked) + 1)) - 1))
+    need = (picked | (1 << target)) if target >= 0 else picked
+    return best_meld(pool, need, four_double)
 
 
 @njit(cache=True)

@@ -23,8 +23,9 @@ a malformed field gets a 422 naming it; a move the rules refuse, an unknown agen
 rule flag, a record that does not replay a 400 with the reason; an unknown or expired
 id a 404; a move made against another version than the current one a 409 (nothing
 changes); a body over the size limit a 413; an agent that fails a 424 naming it (the
-person's move is undone: the game stays playable); a full server, and only that, a
-503. The limits are :class:`~agents.apps.web.limits.Limits`; ``Host`` names are checked
+person's move is undone: the game stays playable; a hint's agent that fails changes
+nothing); a full server, and only that, a 503. The limits are
+:class:`~agents.apps.web.limits.Limits`; ``Host`` names are checked
 (:func:`~agents.apps.web.limits.allowed_hosts`) and every response carries security
 headers. The route functions are plain ``def``: FastAPI runs them in worker threads, so
 an agent's search (whose compiled kernels release the GIL) never stalls the event loop,
@@ -85,8 +86,9 @@ def _guard(fn: Callable[[], Any]) -> Any:
     except StaleMove as e:
         raise HTTPException(409, str(e)) from None
     except AgentError as e:
-        raise HTTPException(424, f"{e}; your move was undone, the game goes on from where "
-                            "it was") from None
+        after = ("no hint this time; the game goes on" if e.hint
+                 else "your move was undone, the game goes on from where it was")
+        raise HTTPException(424, f"{e}; {after}") from None
     except FieldError as e:
         raise HTTPException(422, str(e)) from None
     except (ValueError, TypeError, OverflowError) as e:

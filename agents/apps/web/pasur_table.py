@@ -333,10 +333,7 @@ class PasurTable(TableGame):
         if not opts:
             raise ValueError("it is not your turn")
         name = hint_agent_name(self.rules.num_players)
-        try:
-            actions = self._hint_actions(name)
-        except Exception as e:  # noqa: BLE001 - the hint's agent failed: name it
-            raise AgentError(self.human, name, e) from e
+        actions = self.ask_hint(name, lambda: self._hint_actions(name))
         card = actions[0]
         taken = [a - K.TAKE_OFFSET for a in actions[1:]] or (
             list(opts[card][0]) if len(opts[card]) == 1 else [])

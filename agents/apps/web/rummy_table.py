@@ -382,6 +382,12 @@ class RummyTable(TableGame):
         if not self._my_turn():
             raise ValueError("it is not your turn")
         name = next(n for n in HINT_AGENTS if n in agent_names(GAME))
+        turn = self.ask_hint(name, lambda: self._hint_turn(name))
+        return {"agent": name, "action": turn[0], "turn": turn}
+
+    def _hint_turn(self, name: str) -> list[str]:
+        """The rest of the turn agent ``name`` would play in the person's place (on a
+        copy), up to a draw from the stock, as action texts."""
         agent = make_agent(name, seed=self.seed + len(self.record.actions), game=GAME)
         shadow, games, turn = self.engine.copy(), np.zeros(1, dtype=np.int64), []
         while not shadow.done[0] and shadow.mover(0) == self.human and len(turn) < 40:
@@ -389,7 +395,7 @@ class RummyTable(TableGame):
             turn.append(action_str(a))
             if a == K.DRAW_STOCK or shadow.step(np.array([a], dtype=np.int64)).round_end[0]:
                 break
-        return {"agent": name, "action": turn[0], "turn": turn}
+        return turn
 
     # ---- what the person sees ----------------------------------------------------------
     def legal(self) -> dict[str, Any]:

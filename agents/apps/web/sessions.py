@@ -32,7 +32,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -40,6 +40,8 @@ from agents.registry import agent_names
 
 __all__ = ["TableGame", "GameStore", "Event", "AgentError", "FieldError", "StaleMove",
            "ServerFull", "check_agent_name", "check_fields", "new_seed"]
+
+_T = TypeVar("_T")
 
 
 def check_agent_name(name: str, game: str = "pasur") -> str:
@@ -97,13 +99,16 @@ class AgentError(RuntimeError):
     """An agent failed to move: says which seat and agent, and why.
 
     A table raises it from its agents' turns; the move that led there is undone, so
-    the game stays playable (the person may try again or start a new game).
+    the game stays playable (the person may try again or start a new game). From a
+    hint (``hint=True``: the agent advising the person's seat) nothing had changed.
     """
 
-    def __init__(self, seat: int, name: str, error: BaseException) -> None:
-        super().__init__(f"the agent {name!r} at seat {seat} failed: "
+    def __init__(self, seat: int, name: str, error: BaseException, *,
+                 hint: bool = False) -> None:
+        who = "the hint's agent" if hint else "the agent"
+        super().__init__(f"{who} {name!r} at seat {seat} failed: "
                          f"{type(error).__name__}: {error}")
-        self.seat, self.name, self.error = seat, name, error
+        self.seat, self.name, self.error, self.hint = seat, name, error, hint
 
 
 class FieldError(ValueError):
@@ -209,6 +214,15 @@ class TableGame(ABC):
     @abstractmethod
     def hint(self) -> dict[str, Any]:
         """What the strongest available agent would play in the person's place."""
+
+    def ask_hint(self, name: str, moves: Callable[[], _T]) -> _T:
+        """``moves()``: the hint agent ``name``'s play in the person's place (on a copy
+        of the game). Whatever makes it fail is raised as an :class:`AgentError` naming
+        the agent (the app answers 424), so a hint never ends in a server error."""
+        try:
+            return moves()
+        except Exception as e:  # noqa: BLE001 - the hint's agent failed: name it
+            raise AgentError(self.human, name, e, hint=True) from e
 
     @abstractmethod
     def snapshot(self) -> Any:
