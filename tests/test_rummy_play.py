@@ -262,17 +262,22 @@ def test_the_hint_finishes_a_meld_the_person_began() -> None:
 
 
 class _BrokenHint(Policy):
-    """A hint agent that fails at once."""
+    """A hint agent that fails at once with ``error``."""
 
     name, needs_observation = "broken", False
 
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
     def act(self, obs: Any, mask: np.ndarray, view: Any = None) -> np.ndarray:
-        raise ValueError("no legal action found")
+        raise self.error
 
 
+@pytest.mark.parametrize("error", [RuntimeError("out of memory"), ValueError("bad mask")])
 @pytest.mark.parametrize("body", [{"game": "persian_rummy", "opponents": ["random"] * 3},
                                   {"game": "pasur", "players": 2, "opponents": ["random"]}])
-def test_a_failing_hint_agent_is_named_not_a_server_error(monkeypatch, body) -> None:
+def test_a_failing_hint_agent_is_named_not_a_server_error(monkeypatch, body, error) -> None:
+    """A 424 naming the hint's agent: not a 500, nor a 400 blaming the request."""
     import agents.apps.web.pasur_table as pasur_table
     import agents.apps.web.rummy_table as rummy_table
 
@@ -280,11 +285,11 @@ def test_a_failing_hint_agent_is_named_not_a_server_error(monkeypatch, body) -> 
         res = client.post("/api/games", json={**body, "seed": 5, "seat": 0})
         gid, view = res.json()["id"], res.json()["view"]
         for module in (pasur_table, rummy_table):  # the hint's agent, once the game is on
-            monkeypatch.setattr(module, "make_agent", lambda *a, **k: _BrokenHint())
+            monkeypatch.setattr(module, "make_agent", lambda *a, **k: _BrokenHint(error))
         hint = client.post(f"/api/games/{gid}/hint")
         assert hint.status_code == 424, hint.text
         detail = hint.json()["detail"]
-        assert "the hint's agent" in detail and "failed: ValueError: no legal action" in detail
+        assert "the hint's agent" in detail and f"{type(error).__name__}: {error}" in detail
         assert "no hint this time" in detail and "undone" not in detail
         after = client.get(f"/api/games/{gid}").json()  # nothing changed
         assert after["version"] == view["version"] and after["hand"] == view["hand"]
