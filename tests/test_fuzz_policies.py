@@ -281,7 +281,7 @@ def training_case(kind: str, game: str, out: tuple[str, Output, type], fuse: int
         env = _training_env(kind, game, players, {role: h}, seed)
         for _ in range(400):
             _step_legal(kind, env, rng, seed)
-        raise AssertionError("the hostile policy never fired")
+        raise AssertionError("the hostile output was played" if h.fired else "it never fired")
     except (TypeError, ValueError, Boom) as exc:
         expect(error, exc)
     found_untouched(h)
