@@ -339,49 +339,37 @@ def cases(game: str) -> st.SearchStrategy:
                      st.integers(0, 24), st.integers(0, 2**16), players, st.integers(0, 1))
 
 
-def _is_unfit(x: Any) -> bool:
-    return not isinstance(x, tuple)
+def _fuzz(game: str, hostile: Callable[..., None], unfit_case: Callable[..., None]) -> None:
+    """Run the drawn cases of ``game``: ``hostile(x, fuse, seed, players, k)`` for a
+    hostile output, ``unfit_case(x, seed, players, k)`` for a policy that cannot play."""
+    @FUZZ
+    @given(cases(game))
+    def prop(case: tuple) -> None:
+        x, fuse, seed, players, k = case
+        if isinstance(x, tuple):
+            hostile(x, fuse, seed, players, k)
+        else:
+            unfit_case(x, seed, players, k)
+
+    prop()
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_fuzz_aec(game):
-    @FUZZ
-    @given(cases(game))
-    def prop(case: tuple) -> None:
-        x, fuse, seed, _, wrapped = case
-        if _is_unfit(x):
-            aec_unfit(game, x, seed)
-        else:
-            aec_case(game, x, fuse, seed, bool(wrapped))
-
-    prop()
+    _fuzz(game, lambda x, fuse, seed, _, k: aec_case(game, x, fuse, seed, wrapped=bool(k)),
+          lambda x, seed, _, k: aec_unfit(game, x, seed))
 
 
 @pytest.mark.parametrize("kind", ["single", "vec"])
 @pytest.mark.parametrize("game", GAMES)
 def test_fuzz_training_envs(kind, game):
-    @FUZZ
-    @given(cases(game))
-    def prop(case: tuple) -> None:
-        x, fuse, seed, players, r = case
-        role = "partner" if game == "persian_rummy" and r else "opponent"
-        if _is_unfit(x):
-            training_unfit(kind, game, x, seed, players, role)
-        else:
-            training_case(kind, game, x, fuse, seed, players, role)
-
-    prop()
+    roles = ("opponent", "partner" if game == "persian_rummy" else "opponent")
+    _fuzz(game, lambda x, fuse, seed, players, k: training_case(
+              kind, game, x, fuse, seed, players, roles[k]),
+          lambda x, seed, players, k: training_unfit(kind, game, x, seed, players, roles[k]))
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_fuzz_evaluate(game):
-    @FUZZ
-    @given(cases(game))
-    def prop(case: tuple) -> None:
-        x, fuse, seed, players, side = case
-        if _is_unfit(x):
-            evaluate_unfit(game, x, seed, players, side)
-        else:
-            evaluate_case(game, x, fuse, seed, players, side)
-
-    prop()
+    _fuzz(game, lambda x, fuse, seed, players, k: evaluate_case(game, x, fuse, seed, players, k),
+          lambda x, seed, players, k: evaluate_unfit(game, x, seed, players, k))

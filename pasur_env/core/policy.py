@@ -49,6 +49,7 @@ __all__ = [
     "Policy",
     "check_actions",
     "check_policy_fits",
+    "refuse_other_game",
     "CallablePolicy",
     "RandomPolicy",
     "as_policy",
