@@ -18,8 +18,8 @@ checked, for every env kind:
   ``reset()`` and says so until a reset, after which play goes on legally with every
   card accounted for.
 
-Size: ``FUZZ_POLICY_EXAMPLES`` (default 40) cases per env kind and game: 4 kinds x 2
-games, 320 cases.
+Size: ``FUZZ_POLICY_EXAMPLES`` (default 60) cases per env kind and game: 4 kinds x 2
+games, 480 cases.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ SHORT = {"pasur": "pasur", "persian_rummy": "rummy"}
 OTHER = {"pasur": "persian_rummy", "persian_rummy": "pasur"}
 GYM_ID = {"pasur": "pasur_env/Pasur-v0", "persian_rummy": "pasur_env/PersianRummy-v0"}
 NUM_ACTIONS = {"pasur": 104, "persian_rummy": 245}
-EXAMPLES = int(os.environ.get("FUZZ_POLICY_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("FUZZ_POLICY_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
