@@ -24,10 +24,21 @@ class Agent(abc.ABC):
     Attributes:
         name: short name (the registry name for the built-in agents).
         needs_observation: if True the caller passes encoded observations as ``obs``.
+        game_ids: the games it plays (ids of :data:`pasur_env.games.GAMES`); None: any
+            game (it reads only the mask, or the game's own API).
+        player_counts: the seat counts it plays; None: any its games have.
+        observation_size: the width of the observations its model reads; None: any.
+
+    The last three let envs, matches and tables refuse an agent that cannot play
+    their game before it moves (:func:`pasur_env.core.policy.check_policy_fits`);
+    every agent of a game's package declares its game.
     """
 
     name: str = "agent"
     needs_observation: bool = False
+    game_ids: tuple[str, ...] | None = None
+    player_counts: tuple[int, ...] | None = None
+    observation_size: int | None = None
 
     def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
         """Reseed the agent's internal random generator (no-op for deterministic agents)."""
@@ -38,7 +49,7 @@ class Agent(abc.ABC):
 
         Args:
             obs: (n, N) float32 encoded observations, or None.
-            mask: (n, 104) bool legal actions (row i belongs to ``view.games[i]``).
+            mask: (n, num_actions) bool legal actions (row i belongs to ``view.games[i]``).
             view: the engine and the game indices.
 
         Returns:

@@ -230,16 +230,24 @@ for _name in ("random", "greedy", "heuristic", "ismcts"):
 PRETRAINED_PPO = Path(__file__).resolve().parent / "pretrained" / "ppo_2p.zip"
 
 
-def _load_sb3(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """A saved MaskablePPO model (``.zip``) as a batched agent (needs the train extra).
+def _sb3_loader(game: str) -> Factory:
+    """The loader of ``game``'s saved MaskablePPO models (``.zip``): a batched agent of
+    that game (needs the train extra).
 
     It plays its most probable legal action (``deterministic=True``) unless told to
     sample (``model.zip:deterministic=False`` on the command line).
     """
-    from agents.learned.sb3 import PolicyAgent
+    def load(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
+        from agents.learned.sb3 import PolicyAgent
 
-    kwargs.setdefault("deterministic", True)
-    return PolicyAgent(spec, seed=seed, **kwargs)
+        kwargs.setdefault("deterministic", True)
+        return PolicyAgent(spec, seed=seed, game_ids=(game,), **kwargs)
+
+    load.__name__ = f"load_sb3_{game}"
+    return load
+
+
+_load_sb3 = _sb3_loader("pasur")
 
 
 def _make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
@@ -252,7 +260,8 @@ def _make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
 
 register_loader(lambda spec: spec.lower().endswith(".zip"), _load_sb3)
 register("ppo", _make_ppo)
-register_loader(lambda spec: spec.lower().endswith(".zip"), _load_sb3, game="persian_rummy")
+register_loader(lambda spec: spec.lower().endswith(".zip"), _sb3_loader("persian_rummy"),
+                game="persian_rummy")
 
 
 def _rummy(name: str) -> Factory:

@@ -23,6 +23,7 @@ from pasur_env.core.policy import (
     as_opponents,
     as_policy,
     check_actions,
+    check_policy_fits,
 )
 from pasur_env.pasur.aec_env import env, raw_env
 from pasur_env.pasur.cards import card_code, card_str, parse_card, parse_cards, parse_deck
@@ -121,6 +122,7 @@ __all__ = [
     "as_policy",
     "as_opponents",
     "check_actions",
+    "check_policy_fits",
     "action_str",
     "card_code",
     "card_str",

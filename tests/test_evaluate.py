@@ -187,7 +187,7 @@ def test_agent_instances_observations_and_illegal_actions() -> None:
     res = evaluate(same, same, rounds=4, progress=False)
     assert set(res.agent_decisions) == {"a"} and res.mean_point_diff == 0
     evaluate(ObsChecker(), "random", rounds=4, players=3, progress=False)
-    with pytest.raises(RuntimeError, match="cheater"):
+    with pytest.raises(ValueError, match="agent 'cheater' chose illegal action"):
         evaluate(Illegal(), "random", rounds=2, progress=False)
 
 

@@ -67,7 +67,8 @@ def test_decide_checks_every_action() -> None:
 
     eng = Engine(4, seed=0)
     before = eng.state.copy()
-    with pytest.raises(RuntimeError, match="cheater.*illegal action 103"):
+    with pytest.raises(ValueError, match=r"agent 'cheater' chose illegal action 103 \(TAKE KS\) "
+                       r"in game 0; legal actions: \["):
         decide(eng, np.arange(4), [Cheater()], np.zeros(4, dtype=np.int64))
     assert np.array_equal(eng.state, before)
 

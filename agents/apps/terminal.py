@@ -31,7 +31,7 @@ import numpy as np
 import pasur_env
 from agents.registry import agent_label, build_agent
 from pasur_env.core.loop import decide
-from pasur_env.core.policy import Policy
+from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card
 from pasur_env.pasur.engine import StepInfo
@@ -149,7 +149,9 @@ class HumanGame(Console):
         for k, s in enumerate(others):
             spec = specs[k]
             # an Agent instance is shared as is; specs build one agent per seat
-            self.agents[s] = build_agent(spec, seed=int(seeds[k]))
+            self.agents[s] = check_policy_fits(
+                build_agent(spec, seed=int(seeds[k])), self.engine.GAME_ID, players,
+                self.engine.obs_size, role=f"the agent at seat {s}")
             self.labels[s] = agent_label(spec)
         options: dict[str, Any] = {}
         if deck is not None:
@@ -496,8 +498,10 @@ def watch_rummy(agents: str | Policy | Sequence[str | Policy] = "random", seed: 
     specs = [agents] * 4 if isinstance(agents, (str, Policy)) else list(agents)
     if len(specs) != 4:
         raise ValueError(f"give one agent for every seat or one per seat (4), got {len(specs)}")
-    policies = [build_agent(a, seed=seed + s, game="persian_rummy") for s, a in enumerate(specs)]
     eng = RummyEngine(1, seed=seed, episode=episode, auto_reset=False)
+    policies = [check_policy_fits(build_agent(a, seed=seed + s, game=eng.GAME_ID), eng.GAME_ID,
+                                  4, eng.obs_size, role=f"the agent at seat {s}")
+                for s, a in enumerate(specs)]
     names = [f"player_{s} ({agent_label(a)})" for s, a in enumerate(specs)]
     out.write(f"Persian Rummy, seed {seed}: {', '.join(names)}; teams 0+2 and 1+3\n\n"
               f"{eng.render(0)}\n")

@@ -294,9 +294,17 @@ def evaluate_on_ray(
 
 
 class _Unused:
-    """A stand-in agent of the driver's match object, which only merges figures."""
+    """A stand-in agent of the driver's match object, which only merges figures (a
+    :class:`pasur_env.Policy` of any game that never plays)."""
 
     name = "unused"
+    needs_observation = False
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, obs: Any, mask: Any, view: Any) -> Any:
+        raise RuntimeError("the driver's stand-in agent does not play")
 
 
 # ---- tournaments ------------------------------------------------------------------------------

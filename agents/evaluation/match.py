@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -43,12 +44,13 @@ from agents.evaluation.stats import clip_rate, cluster_mean_ci
 from agents.registry import agent_label, build_agent
 from pasur_env.core.args import check_seed
 from pasur_env.core.loop import DecisionClock, play
-from pasur_env.core.policy import Policy
+from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.core.record import BatchRecorder, append_records, records_file
 from pasur_env.games import game_info
 
 __all__ = [
     "evaluate", "seatings", "duplicate_engine", "setup", "Setup", "Match", "Tally",
+    "check_agents",
 ]
 
 
@@ -117,6 +119,21 @@ class Tally:
         self.game_wins, self.games = z(), z()
 
 
+def check_agents(agents: Sequence[Any], game: str, players: int, engine_flags: dict[str, Any],
+                 roles: Sequence[str] | None = None) -> None:
+    """Refuse an agent that cannot play this game, table size or observation layout
+    (:func:`~pasur_env.core.policy.check_policy_fits`) before any game is dealt.
+
+    Specs (names, paths) are skipped: they are built for the game when played.
+    """
+    engine = game_info(game).engine_class()(1, auto_reset=False, parallel=False,
+                                           **engine_flags)
+    for i, agent in enumerate(agents):
+        if not isinstance(agent, str):
+            role = roles[i] if roles is not None else "agent"
+            check_policy_fits(agent, engine.GAME_ID, players, engine.obs_size, role=role)
+
+
 class Match:
     """Plays duplicate batches of A vs B through the play loop and tallies every group.
 
@@ -145,6 +162,7 @@ class Match:
         game: str = "pasur",
     ) -> None:
         self.save_games, self.labels, self.game = save_games, labels, game
+        check_agents(agents, game, players, rule_flags, roles=("agent A", "agent B"))
         self.same = agents[0] is agents[1]
         self.policies = [agents[0]] if self.same else list(agents)
         self.players = players

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from agents.evaluation.match import evaluate
+from agents.evaluation.match import check_agents, evaluate, setup
 from agents.evaluation.results import EvalResult, json_number
 from agents.registry import agent_label
 from pasur_env.core.extras import missing_extra
@@ -382,6 +382,8 @@ def tournament(
     """
     names = [agent_label(a) for a in agents]
     _check_field(names, anchor, bootstrap)
+    spec = setup(game, players, preset, dict(rule_flags))
+    check_agents(agents, spec.game, spec.players, spec.engine_flags)  # before any match
     k = len(names)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint32)[0])

@@ -59,6 +59,8 @@ class RLlibAgent(Agent):
     """
 
     needs_observation = True
+    #: train/rllib_ppo.py trains Pasur modules
+    game_ids = ("pasur",)
 
     def __init__(
         self,
@@ -88,6 +90,7 @@ class RLlibAgent(Agent):
         from agents.learned.rllib_module import OBS_KEY
 
         self.obs_size = int(model.observation_space[OBS_KEY].shape[0])
+        self.observation_size = self.obs_size  # checked before it is seated
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -53,6 +53,8 @@ class PolicyAgent(Agent):
         seed: seed of the sampling generator.
         name: display name.
         device: torch device for loading checkpoints.
+        game_ids: the games the model was trained for (the registry's loaders say;
+            None: unknown, its observation width is checked instead).
 
     With a policy the agent runs one forward pass for the whole batch of decisions
     (``policy.get_distribution``), sets illegal logits to ``-inf`` and takes the argmax
@@ -70,7 +72,9 @@ class PolicyAgent(Agent):
         seed: int | None = None,
         name: str | None = None,
         device: str = "cpu",
+        game_ids: tuple[str, ...] | None = None,
     ) -> None:
+        self.game_ids = None if game_ids is None else tuple(game_ids)
         self.path: str | None = None
         if isinstance(model, str) or hasattr(model, "__fspath__"):
             self.path = str(model)
@@ -94,6 +98,9 @@ class PolicyAgent(Agent):
                         "observation_space", None)
         shape = getattr(space, "shape", None)
         self._obs_shape = tuple(shape) if shape else None
+        #: the observation width it reads, checked before it is seated
+        self.observation_size = (int(self._obs_shape[0]) if self._obs_shape
+                                 and len(self._obs_shape) == 1 else None)
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -44,6 +44,9 @@ class CFRAgent(Agent):
     """
 
     name = "cfr"
+    game_ids = ("pasur",)
+    #: the solver plays two-player one-round variants
+    player_counts = (2,)
 
     def __init__(self, path: str | Path, seed: int | None = None, greedy: bool = False) -> None:
         path = Path(path)

@@ -94,6 +94,7 @@ class GreedyAgent(Agent):
     """Most immediate points now (deterministic; see the module docstring)."""
 
     name = "greedy"
+    game_ids = ("pasur",)
 
     def __init__(self, seed: int | None = None) -> None:
         pass

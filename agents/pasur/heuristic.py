@@ -546,6 +546,7 @@ class HeuristicAgent(Agent):
     """
 
     name = "heuristic"
+    game_ids = ("pasur",)
 
     def __init__(self, seed: int | None = None, **weights: float) -> None:
         self.hp = heuristic_params(**weights)

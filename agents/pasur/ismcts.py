@@ -415,6 +415,7 @@ class ISMCTSAgent(Agent):
     """
 
     name = "ismcts"
+    game_ids = ("pasur",)
 
     def __init__(
         self,

@@ -119,6 +119,7 @@ class RummyGreedyAgent(Agent):
     """Most points on the table this turn, then least value kept (see the module doc)."""
 
     name = "greedy"
+    game_ids = ("persian_rummy",)
 
     def __init__(self, seed: int | None = None) -> None:
         pass

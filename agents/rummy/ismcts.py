@@ -212,6 +212,7 @@ class RummyISMCTSAgent(Agent):
     """
 
     name = "ismcts"
+    game_ids = ("persian_rummy",)
 
     def __init__(self, seed: int | None = None, budget: int = DEFAULT_BUDGET,
                  tree: bool = False, c: float = DEFAULT_C, parallel: bool | None = None) -> None:

@@ -134,6 +134,7 @@ class RummyRolloutAgent(Agent):
     """
 
     name = "rollout"
+    game_ids = ("persian_rummy",)
 
     def __init__(self, samples: int = 8, seed: int | None = None) -> None:
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:

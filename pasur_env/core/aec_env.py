@@ -29,6 +29,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
+from pasur_env.core.args import action_array
 from pasur_env.core.options import (
     check_render_mode,
     check_reset_options,
@@ -189,16 +190,13 @@ class CardGameAEC(AECEnv):
 
     def _as_action(self, agent: str, action: Any) -> int:
         """``action`` as an int of ``agent``'s action space: ``TypeError`` for anything
-        but an int (bools included), ``ValueError`` out of range."""
+        but an int (bools and floats included), ``ValueError`` out of range; the
+        legality is the engine's (its step refuses an illegal action before it moves)."""
         if type(action) is int and 0 <= action < self._num_actions:  # the per-step case
             return action
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(
-                action.dtype, np.integer):
-            action = action.reshape(-1)[0]
-        n = self.action_spaces[agent].n
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"{agent}: action must be an int in 0..{n - 1}, got {action!r}")
-        a = int(action)
+        n = self._num_actions
+        # the one check of actions' types (pasur_env.core.args.action_array)
+        a = int(action_array(action, 1, n, who=agent, low=0)[0])
         if not 0 <= a < n:
             raise ValueError(f"{agent}: action must be in 0..{n - 1}, got {a}")
         return a

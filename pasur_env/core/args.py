@@ -211,30 +211,55 @@ def seat_array(seats: Any, num_players: int) -> Any:
     return seats
 
 
-def _action_range_error(acts: np.ndarray, num_actions: int | None) -> ValueError:
+def _action_range_error(acts: np.ndarray, num_actions: int | None, who: str | None,
+                        low: int) -> ValueError:
     """The error for actions no int64 holds, naming the action and the range of ids."""
     big = next(int(a) for a in acts.reshape(-1) if not INT64_MIN <= int(a) <= INT64_MAX)
-    ids = f"-1..{num_actions - 1}" if num_actions is not None else "int64"
-    return ValueError(f"action {big} is out of range: actions are ids {ids}")
+    ids = f"{low}..{num_actions - 1}" if num_actions is not None else "int64"
+    prefix = "" if who is None else f"{who}: "
+    return ValueError(f"{prefix}action {big} is out of range: actions are ids {ids}")
 
 
-def action_array(actions: Any, n: int, num_actions: int | None = None) -> np.ndarray:
-    """``actions`` as an (n,) int64 array (a scalar is accepted for one game).
+def _described(value: Any) -> str:
+    """A short description of a value that is not integer actions (never the whole of a
+    large input)."""
+    if isinstance(value, np.ndarray):
+        return f"an array of dtype {value.dtype} and shape {value.shape}"
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{text} ({type(value).__name__})"
 
-    ``TypeError`` for non-integer actions; ``ValueError`` for a wrong shape or a value
-    no int64 holds (which would wrap around into another action)."""
+
+def action_array(actions: Any, n: int, num_actions: int | None = None, *,
+                 who: str | None = None, low: int = -1) -> np.ndarray:
+    """``actions`` as an (n,) int64 array (a scalar is accepted for one game): the one
+    check of actions' types, for the engines, the envs' learners and every policy.
+
+    Integers only: ``TypeError`` for None, bools, floats (even whole ones: a float
+    action is a bug upstream), strings and objects; ``ValueError`` for a wrong shape
+    or a value no int64 holds (which would wrap around into another action). ``who``
+    names the one acting in the messages; ``low`` is the first valid id (-1 for the
+    engines, whose games waiting in the DONE phase take -1).
+    """
+    subject = ("actions" if n != 1 else "action") if who is None else (
+        f"{who}: {'actions' if n != 1 else 'action'}")
+    if isinstance(actions, (list, tuple)) and any(
+            isinstance(a, (bool, np.bool_)) for a in actions):
+        raise TypeError(f"{subject} must be ints, not bools, got {_described(actions)}")
     acts = np.asarray(actions)
     if acts.dtype.kind not in "iu":
-        if acts.dtype == object and acts.size and all(is_int(a) for a in acts.reshape(-1)):
-            raise _action_range_error(acts, num_actions)
-        raise TypeError(f"actions must be an integer array, got dtype {acts.dtype}")
+        if acts.dtype == object and acts.size and all(is_int(a) for a in acts.reshape(-1)) \
+                and any(not INT64_MIN <= int(a) <= INT64_MAX for a in acts.reshape(-1)):
+            raise _action_range_error(acts, num_actions, who, low)  # ints too large
+        kind = "an int" if n == 1 and acts.ndim == 0 else "an integer array"
+        raise TypeError(f"{subject} must be {kind}, got {_described(actions)}")
     if acts.shape != (n,):
         if n == 1 and acts.shape == ():
             acts = acts.reshape(1)
         else:
-            raise ValueError(f"actions must have shape ({n},), got {acts.shape}")
+            raise ValueError(f"{subject} must have shape ({n},), got {acts.shape}")
     if acts.dtype == np.uint64 and acts.size and acts.max() > INT64_MAX:
-        raise _action_range_error(acts, num_actions)
+        raise _action_range_error(acts, num_actions, who, low)
     return acts.astype(np.int64, copy=False)
 
 

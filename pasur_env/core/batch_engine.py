@@ -133,6 +133,10 @@ class BatchEngine(ABC):
         **flags: rule flags (see the game's rules).
     """
 
+    #: the game's id in :data:`pasur_env.games.GAMES` (set by the game's engine class):
+    #: what the play loop and the envs compare with a policy's ``game_ids``
+    GAME_ID: ClassVar[str]
+
     # ---- what a game gives: ``class E(BatchEngine, kernels=K)`` reads them from K ------------
     #: number of action ids (the width of the legal mask)
     NUM_ACTIONS: ClassVar[int]

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import seeding
 
+from pasur_env.core.args import action_array
 from pasur_env.core.loop import play
 from pasur_env.core.options import (
     check_learner_seat,
@@ -40,7 +41,13 @@ from pasur_env.core.options import (
     check_seed,
     needs_reset_error,
 )
-from pasur_env.core.policy import OpponentSource, Policy
+from pasur_env.core.policy import (
+    FixedOpponent,
+    OpponentSource,
+    Policy,
+    check_actions,
+    check_policy_fits,
+)
 from pasur_env.core.rewards import round_infos, seat_rewards
 
 __all__ = ["LearnerGames", "PooledLearnerGames", "RESET_OPTIONS"]
@@ -190,6 +197,13 @@ class LearnerGames:
     def _learner_seat_of(self, opts: dict[str, Any]) -> int | str:
         return check_learner_seat(opts.get("learner_seat", self.learner_seat), self.num_players)
 
+    def fit(self, policy: Any, role: str) -> Policy:
+        """``policy`` if it can play a seat of these games, else ``ValueError`` naming it and
+        the game (:func:`~pasur_env.core.policy.check_policy_fits`): the check made for
+        every policy the games are given, before it plays."""
+        e = self.engine
+        return check_policy_fits(policy, e.GAME_ID, self.num_players, e.obs_size, role=role)
+
     # ---- the rule when something fails -----------------------------------------------------
     def mark_broken(self, exc: BaseException, where: str) -> None:
         """Mark the games as needing ``reset()``: ``exc`` interrupted ``where``."""
@@ -218,34 +232,37 @@ class LearnerGames:
             self._masks = m
         return self._masks
 
-    def check_learner_actions(self, actions: np.ndarray, masks: np.ndarray) -> None:
-        """Raise ValueError naming the first illegal action and the legal ones."""
-        ok = (actions >= 0) & (actions < masks.shape[1])
-        ok[ok] = masks[np.flatnonzero(ok), actions[ok]]
-        if not ok.all():
-            g = int(np.flatnonzero(~ok)[0])
-            a = int(actions[g])
-            legal = np.flatnonzero(masks[g]).tolist()
-            where = f" in env {g}" if self.num_games > 1 else ""
-            name = self.action_str
-            raise ValueError(
-                f"illegal action {a} ({name(a)}){where} for the learner "
-                f"(player_{int(self.seat[g])}); legal actions: {legal} "
-                f"({', '.join(name(x) for x in legal)})"
-            )
+    def check_learner_actions(self, actions: Any, games: np.ndarray | None = None) -> np.ndarray:
+        """The learners' ``actions`` (one per game) as int64 after the one action check
+        (:func:`~pasur_env.core.policy.check_actions`): ``TypeError`` for anything but
+        integers, ``ValueError`` for a wrong shape or an illegal action in ``games``
+        (default: every game), naming the first and the legal ones."""
+        acts = action_array(actions, self.num_games, self.engine.num_actions,
+                            who="the learner", low=0)
+        games = self._all if games is None else games
+        multi = self.num_games > 1
+        seat = self.seat
 
-    def learner_step(self, actions: np.ndarray) -> None:
+        def where(i: int) -> str:
+            g = int(games[i])
+            return f"{f' in env {g}' if multi else ''} (player_{int(seat[g])})"
+
+        check_actions(acts[games], self.learner_masks()[games], "the learner",
+                      action_str=self.action_str, where=where)
+        return acts
+
+    def learner_step(self, actions: Any) -> None:
         """Apply the learners' actions in every game that has not ended (actions of
         ended games are ignored), then let the other seats move until each game waits
-        for its learner again. Raises ValueError for an illegal action (nothing moves); an
-        exception after that marks the games as needing ``reset()``."""
+        for its learner again. Raises TypeError/ValueError for actions that are not
+        legal integers (nothing moves); an exception after that marks the games as
+        needing ``reset()``."""
         self.check_usable()
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
         live = ~self.done
         games = self._all if live.all() else np.flatnonzero(live)
-        self.check_learner_actions(actions[games], self.learner_masks()[games])
+        acts = self.check_learner_actions(actions, games)
         try:
-            self._move(actions, games)
+            self._move(acts, games)
         except BaseException as exc:
             self.mark_broken(exc, "a step")
             raise
@@ -336,6 +353,8 @@ class PooledLearnerGames(LearnerGames):
 
     def _init_pool(self, opponents: OpponentSource) -> None:
         self._check_pool(opponents)
+        if isinstance(opponents, FixedOpponent):  # checked now; a pool's when first drawn
+            self.fit(opponents.opponent.policy, "opponent")
         self.pool = opponents
         #: opponent of each game: its source's id and name, and its policy's index in
         #: ``_policies``
@@ -351,6 +370,7 @@ class PooledLearnerGames(LearnerGames):
         policy = entry.policy
         slot = self._slot_of.get(id(policy))
         if slot is None or self._policies[slot] is not policy:
+            self.fit(policy, "opponent")  # a pool's policy, when first drawn
             if len(self._policies) > 4 * max(len(self.pool), 8):
                 self._compact_slots()
             slot = len(self._policies)

@@ -11,7 +11,11 @@ learner's, a human's): the loop stops at that seat's decisions.
 
 Each iteration asks every policy *once* for all the decisions it has to make
 (observations are encoded only for policies that need them), checks every action
-against the legal mask, and steps exactly the games that moved.
+with the learner's check (integers, in range, legal) and steps exactly the games
+that moved. A policy that raises, or returns anything but legal integer actions,
+stops the iteration before any game of it moved; the engine also reads
+``GAME_ID`` and ``action_str`` when it has them (the game a policy must play, and
+the names of actions in messages).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from pasur_env.core.policy import GameView, Policy, check_actions
+from pasur_env.core.policy import GameView, Policy, check_actions, refuse_other_game
 
 __all__ = ["DecisionClock", "decide", "play", "DecisionHook", "StepHook"]
 
@@ -68,14 +72,25 @@ def decide(
     """One checked action for each game of ``games``, by ``policies[who[i]]`` for game i.
 
     ``games`` are ascending indices of games whose mover is to act. Each policy is
-    called once with all of its decisions, in increasing policy index.
+    called once with all of its decisions, in increasing policy index. A policy of
+    another game is refused before it reads the engine (its compiled code would read
+    this game's state with its own layout), and every action it returns goes through
+    :func:`~pasur_env.core.policy.check_actions`, the learner's check, before any
+    engine sees it. ``on_decisions`` hears the decisions once every policy has chosen
+    (a policy raising leaves no decision half-reported).
     """
     masks = engine.legal_mask(games)
     actions = np.empty(games.shape[0], dtype=np.int64)
     ks = [int(who[0])] if (who == who[0]).all() else np.unique(who).tolist()
+    game = getattr(engine, "GAME_ID", None)
+    action_str = getattr(engine, "action_str", None)
+    heard = []
     for k in ks:
         pos = slice(None) if len(ks) == 1 else np.flatnonzero(who == k)
         policy = policies[k]
+        name = f"agent {policy.name!r}"
+        if game is not None:
+            refuse_other_game(policy, game, name)
         view = GameView(engine, games[pos])
         mask = masks[pos]
         obs = engine.observe(view.games, view.seats) if policy.needs_observation else None
@@ -83,9 +98,12 @@ def decide(
         chosen = policy.act(obs, mask, view)
         if clock is not None:
             clock.add(k, time.perf_counter() - t0, view.games.shape[0])
-        actions[pos] = check_actions(chosen, mask, f"agent {policy.name!r}")
+        actions[pos] = check_actions(chosen, mask, name, action_str=action_str,
+                                     where=lambda i, g=view.games: f" in game {int(g[i])}")
         if on_decisions is not None:
-            on_decisions(k, view, obs, mask, actions[pos])
+            heard.append((k, view, obs, mask, pos))
+    for k, view, obs, mask, pos in heard:
+        on_decisions(k, view, obs, mask, actions[pos])  # type: ignore[misc]
     return actions
 
 

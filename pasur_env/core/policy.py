@@ -10,6 +10,13 @@ every tool that runs games talk to players through this small protocol:
   None), ``view`` a :class:`GameView` (the engine and the game indices);
 * ``name`` (for messages and reports), ``needs_observation``, ``reset(seed)``.
 
+A policy may also say what it can play, so that a table refuses it at once rather
+than at its first move (:func:`check_policy_fits`; read with ``getattr``, so a policy
+without them plays anything): ``game_ids`` (the ids of :data:`pasur_env.games.GAMES`
+it plays; None: any game), ``player_counts`` (the seat counts it plays; None: any the
+game has) and ``observation_size`` (the width of the observations it reads; None: it
+reads none, or any).
+
 A policy may read only what the mover of each game can see: its own hand, the
 table, the piles, surs, scores, stock size, deal index, last capturer, the Ru Baaz
 face-up cards, and the *set* of cards hidden from it (``kernels.hidden_from``); never
@@ -32,6 +39,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from pasur_env.core.args import action_array
+
 if TYPE_CHECKING:
     from pasur_env.core.batch_engine import BatchEngine
 
@@ -39,6 +48,8 @@ __all__ = [
     "GameView",
     "Policy",
     "check_actions",
+    "check_policy_fits",
+    "refuse_other_game",
     "CallablePolicy",
     "RandomPolicy",
     "as_policy",
@@ -79,6 +90,10 @@ class Policy(Protocol):
 
     ``mask`` is ``(n, num_actions)`` bool of the game being played: 104 action ids in
     Pasur, 245 in Persian Rummy (``view.engine.num_actions``).
+
+    Optional attributes (not required by ``isinstance``; see the module docstring):
+    ``game_ids: tuple[str, ...] | None``, ``player_counts: tuple[int, ...] | None``,
+    ``observation_size: int | None``, all None (anything) when absent.
     """
 
     name: str
@@ -93,25 +108,92 @@ class Policy(Protocol):
         ...
 
 
-def check_actions(actions: Any, mask: np.ndarray, who: str) -> np.ndarray:
-    """Return ``actions`` as int64 after checking each is legal under ``mask``.
+def check_actions(
+    actions: Any, mask: np.ndarray, who: str, *,
+    action_str: Callable[[int], str] | None = None, where: Callable[[int], str] | None = None,
+) -> np.ndarray:
+    """``actions`` as an (n,) int64 array after checking that each is legal under ``mask``.
 
-    Raises ``RuntimeError`` naming the player, the decision and its legal actions: a
-    player that chooses an illegal action is broken, and no game state has changed.
+    The one check of what anyone chooses, the learner of an env or a policy, before
+    an engine sees it: integers only (:func:`pasur_env.core.args.action_array`:
+    ``TypeError`` for None, bools, floats, strings or objects, ``ValueError`` for a
+    wrong shape), then each action in range and legal (``ValueError`` naming ``who``,
+    the action and the legal ones; ``action_str`` names actions, ``where(i)`` says
+    where decision ``i`` is, e.g. " in env 3"). Nothing has changed when it raises.
     """
-    acts = np.asarray(actions, dtype=np.int64).reshape(-1)
-    n = mask.shape[0]
-    if acts.shape != (n,):
-        raise RuntimeError(f"{who} returned {acts.shape} actions for {n} decisions")
-    ok = (acts >= 0) & (acts < mask.shape[1])
+    n, num = mask.shape
+    acts = action_array(actions, n, num, who=who, low=0)
+    ok = (acts >= 0) & (acts < num)
     ok[ok] = mask[np.flatnonzero(ok), acts[ok]]
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
-        raise RuntimeError(
-            f"{who} chose illegal action {int(acts[i])} for decision {i}; "
-            f"legal: {np.flatnonzero(mask[i]).tolist()}"
+        a, legal = int(acts[i]), np.flatnonzero(mask[i]).tolist()
+        place = where(i) if where is not None else f" for decision {i}"
+        if action_str is None:
+            raise ValueError(f"{who} chose illegal action {a}{place}; legal actions: {legal}")
+        raise ValueError(
+            f"{who} chose illegal action {a} ({action_str(a)}){place}; legal actions: "
+            f"{legal} ({', '.join(action_str(x) for x in legal)})"
         )
     return acts
+
+
+# ---- what a policy plays ------------------------------------------------------------------
+def _declared(policy: Any, attr: str, of: type, who: str) -> tuple[Any, ...] | None:
+    """``policy``'s optional declaration ``attr`` as a tuple (None: anything); a malformed
+    one raises ``TypeError``."""
+    value = getattr(policy, attr, None)
+    if value is None:
+        return None
+    items = (value,) if isinstance(value, (str, int)) and not isinstance(value, bool) else value
+    if not isinstance(items, (tuple, list, frozenset, set)) or not all(
+            isinstance(v, of) and not isinstance(v, bool) for v in items):
+        raise TypeError(f"{who}: {attr} must be None or a tuple of {of.__name__}, got {value!r}")
+    return tuple(items)
+
+
+def refuse_other_game(policy: Any, game: str, who: str) -> None:
+    """``ValueError`` if ``policy`` declares games and ``game`` is not one of them: the
+    part of :func:`check_policy_fits` the play loop repeats at each decision (cheap)."""
+    games = _declared(policy, "game_ids", str, who)
+    if games is not None and game not in games:
+        raise ValueError(f"{who} plays {', '.join(games)}, not {game}")
+
+
+def check_policy_fits(
+    policy: Any, game: str, players: int | None = None,
+    observation_size: int | None = None, *, role: str = "agent",
+) -> Policy:
+    """``policy`` if it can play a seat of ``game`` with ``players`` seats whose
+    observations have ``observation_size`` features; else one error naming both.
+
+    The one check every place that seats a policy makes when it is given one (the
+    training envs, the evaluation, the tables): ``TypeError`` for an object that is no
+    :class:`Policy` (or a malformed declaration), ``ValueError`` when the policy's
+    ``game_ids``, ``player_counts`` or ``observation_size`` (see the module docstring)
+    exclude this game: e.g. "opponent 'heuristic' plays pasur, not persian_rummy".
+    An agent of another game would otherwise read this game's state with its own
+    layout, in compiled code that does not check it. ``role`` says which seat it is.
+    """
+    if not isinstance(policy, Policy):
+        raise TypeError(
+            f"the {role} must follow the pasur_env.Policy protocol (act, name, "
+            f"needs_observation, reset), got {type(policy).__name__}"
+        )
+    who = f"{role} {getattr(policy, 'name', type(policy).__name__)!r}"
+    refuse_other_game(policy, game, who)
+    counts = _declared(policy, "player_counts", int, who)
+    if players is not None and counts is not None and players not in counts:
+        plays = "/".join(str(p) for p in counts)
+        raise ValueError(f"{who} plays {plays}-player {game}, not {players}-player")
+    size = _declared(policy, "observation_size", int, who)
+    if observation_size is not None and size is not None and observation_size not in size:
+        seats = "" if players is None else f"{players}-player "
+        raise ValueError(
+            f"{who} reads {size[0]} observation features; this {seats}{game} game "
+            f"encodes {observation_size} (a model of another game or table size)"
+        )
+    return policy
 
 
 class CallablePolicy:
@@ -122,6 +204,8 @@ class CallablePolicy:
     """
 
     needs_observation = True
+    #: what it plays is unknown: anything (see the module docstring)
+    game_ids: tuple[str, ...] | None = None
 
     def __init__(self, fn: Callable[[np.ndarray, np.ndarray], Any], name: str | None = None):
         if not callable(fn):
@@ -134,8 +218,11 @@ class CallablePolicy:
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
         assert obs is not None
-        acts = np.array([int(self.fn(obs[i], mask[i])) for i in range(len(mask))], dtype=np.int64)
-        return check_actions(acts, mask, self.name)
+        who = f"agent {self.name!r}"
+        # each answer checked as it is (no int(): a float or None is refused, not coerced)
+        acts = np.array([action_array(self.fn(obs[i], mask[i]), 1, mask.shape[1], who=who,
+                                      low=0)[0] for i in range(len(mask))], dtype=np.int64)
+        return check_actions(acts, mask, who)
 
     def __repr__(self) -> str:
         return f"CallablePolicy(name={self.name!r})"
@@ -147,6 +234,8 @@ class RandomPolicy:
 
     name = "random"
     needs_observation = False
+    #: every game: it reads only the legal mask
+    game_ids: tuple[str, ...] | None = None
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)

@@ -21,6 +21,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from pasur_env.core.args import action_array, is_int
 from pasur_env.core.learner_games import LearnerGames
 from pasur_env.core.options import (
     check_illegal_action,
@@ -102,23 +103,12 @@ class LearnerEnv(gymnasium.Env):
         g.check_usable()
         if g.done[0]:
             raise RuntimeError("the episode has ended: call reset()")
-        n = int(self.action_space.n)
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
-            action = action.reshape(-1)[0]
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an int in 0..{n - 1}, got {action!r}")
-        a = int(action)
         info: dict[str, Any] = {}
-        if not -2**63 <= a < 2**63:  # beyond int64: out of range, whatever the engine says
-            if self.illegal_action == "raise":
-                raise ValueError(f"illegal action {a} for the learner: actions are 0..{n - 1}")
-            info["illegal_action"], a = a, -1
-        acts = np.array([a], dtype=np.int64)
-        masks = g.learner_masks()
-        if self.illegal_action == "random" and not (0 <= acts[0] < n and masks[0, acts[0]]):
-            info.setdefault("illegal_action", int(acts[0]))
-            acts[0] = int(self.np_random.choice(np.flatnonzero(masks[0])))
-        g.learner_step(acts)  # marks the games as needing reset() if it fails half-way
+        if self.illegal_action == "random":
+            action = self._legal_or_random(action, info)
+        # the one action check (integers only, then legal), as for every policy; the
+        # games need reset() if something fails once they moved
+        g.learner_step(action)
         try:
             reward = float(g.pop_rewards()[0])
             info.update(g.round_info(0))
@@ -129,6 +119,20 @@ class LearnerEnv(gymnasium.Env):
             g.mark_broken(exc, "step()")
             raise
         return obs, reward, bool(g.terminated[0]), bool(g.truncated[0]), info
+
+    def _legal_or_random(self, action: Any, info: dict[str, Any]) -> np.ndarray:
+        """``illegal_action="random"``: an integer action that is not legal (or out of
+        range) replaced by a random legal one, reported in ``info["illegal_action"]``;
+        anything but an integer still raises ``TypeError``."""
+        n = int(self.action_space.n)
+        if is_int(action) and not 0 <= action < n:
+            info["illegal_action"], action = int(action), -1
+        acts = action_array(action, 1, n, who="the learner", low=0).copy()
+        masks = self.games.learner_masks()
+        if not (0 <= acts[0] < n and masks[0, acts[0]]):
+            info.setdefault("illegal_action", int(acts[0]))
+            acts[0] = int(self.np_random.choice(np.flatnonzero(masks[0])))
+        return acts
 
     def _scene(self, viewer: int) -> Any:
         """The table seen from ``viewer``, as a drawing of :mod:`pasur_env.core.drawing`."""

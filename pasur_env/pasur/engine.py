@@ -93,6 +93,7 @@ class Engine(BatchEngine, kernels=K):
         **flags: rule flags overriding the preset (see :class:`Rules`).
     """
 
+    GAME_ID = "pasur"
     STEP_INFO = StepInfo
     RESET_KERNEL = BatchKernel(K.reset_kernel, PARALLEL_MIN_BATCH)
     #: each game's random stream and given first deck (-1s: shuffled) when it began,

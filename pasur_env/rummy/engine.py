@@ -60,6 +60,7 @@ class RummyEngine(BatchEngine, kernels=K):
         parallel: use the multi-threaded kernels; ``None`` = when B >= 512.
     """
 
+    GAME_ID = "persian_rummy"
     STEP_INFO = RummyStepInfo
     action_str = staticmethod(action_str)
 

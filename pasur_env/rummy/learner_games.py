@@ -50,7 +50,7 @@ class RummyLearnerGames(core.PooledLearnerGames):
         engine = RummyEngine(n, rules=rules, episode=episode, auto_reset=False,
                              parallel=parallel)
         super().__init__(engine, SEAT_TEAM, 2, reward, max_rounds, learner_seat)
-        self._policies = [partner]
+        self._policies = [self.fit(partner, "partner")]
         self._init_pool(source)
 
     @property
@@ -59,7 +59,7 @@ class RummyLearnerGames(core.PooledLearnerGames):
 
     @partner.setter
     def partner(self, policy: Policy) -> None:
-        self._policies[PARTNER] = policy
+        self._policies[PARTNER] = self.fit(policy, "partner")
 
     @property
     def opponent(self) -> Any:
@@ -69,7 +69,11 @@ class RummyLearnerGames(core.PooledLearnerGames):
 
     @opponent.setter
     def opponent(self, policy: Policy | OpponentSource) -> None:
-        old, self.pool = self.pool, as_opponents(policy)
+        source = as_opponents(policy)
+        self._check_pool(source)
+        if isinstance(source, FixedOpponent):  # refused before it replaces anything
+            self.fit(source.opponent.policy, "opponent")
+        old, self.pool = self.pool, source
         if isinstance(old, FixedOpponent) and isinstance(self.pool, FixedOpponent):
             slot = self._slot_of.pop(id(old.opponent.policy), None)
             if slot is not None:  # the games in progress play on with the new one

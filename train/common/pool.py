@@ -18,7 +18,7 @@ import numpy as np
 
 from agents.learned.sb3 import policy_snapshot
 from agents.registry import as_agent
-from pasur_env.core.policy import Policy
+from pasur_env.core.policy import Policy, check_policy_fits
 
 __all__ = ["OpponentPool", "PoolEntry", "SAMPLING_RULES"]
 
@@ -121,6 +121,8 @@ class OpponentPool:
         k = next(self._ids)
         agent = as_agent(opponent, seed=None if self.seed is None else self.seed + k,
                          game=self.game)
+        # an agent of another game is refused here; the envs check the rest when seating it
+        check_policy_fits(agent, self.game, role="pool opponent")
         entry = PoolEntry(
             policy=agent,
             name=name or getattr(agent, "name", f"opponent_{k}"),

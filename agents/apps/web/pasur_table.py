@@ -37,7 +37,7 @@ from agents.apps.web.sessions import (
 from agents.registry import agent_names, make_agent
 from pasur_env import Engine
 from pasur_env.core.loop import decide
-from pasur_env.core.policy import Policy
+from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of, parse_card, parse_cards
 from pasur_env.pasur.drawing import LastMove, relation, table_scene, to_svg
@@ -100,17 +100,9 @@ def unfit_reason(name: str, rules: Rules) -> str | None:
     reads 2-player observations); a network agent needs a network for this player count.
     Models are shared (loaded once per process), so asking is cheap after the first time.
     """
-    P = rules.num_players
-    try:
-        agent: Any = make_agent(name, seed=0)
-        shape = getattr(agent, "_obs_shape", None)
-        size = observation_size(rules)
-        if shape and tuple(shape) != (size,):
-            return (f"its model reads {shape[0]} observation features, a {P}-player table "
-                    f"encodes {size} (it was trained for another table size)")
-        net = getattr(agent, "net", agent)
-        if hasattr(net, "model_for"):
-            net.model_for(P, size)
+    try:  # what it declares: its game, player counts, observation width
+        check_policy_fits(make_agent(name, seed=0), Engine.GAME_ID, rules.num_players,
+                          observation_size(rules))
     except Exception as e:  # noqa: BLE001 - any failure means: not offered, and why
         return str(e) or type(e).__name__
     return None

@@ -35,7 +35,7 @@ from agents.registry import agent_label, agent_names, build_agent, make_agent
 from pasur_env.core.args import check_int
 from pasur_env.core.drawing import to_svg
 from pasur_env.core.loop import decide
-from pasur_env.core.policy import Policy
+from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.actions import action_str, parse_action
 from pasur_env.rummy.cards import RUN_POS, VALUE_OF, card_code, card_str, cards_of
@@ -119,7 +119,9 @@ class RummyTable(TableGame):
         self.names = ["you"] * 4
         self.agents: dict[int, Policy] = {}
         for spec, s in zip(specs, others, strict=True):
-            self.agents[s] = build_agent(spec, seed=int(seeds[s]), game=GAME)
+            agent = build_agent(spec, seed=int(seeds[s]), game=GAME)
+            self.agents[s] = check_policy_fits(agent, GAME, 4, self.engine.obs_size,
+                                               role=f"the agent at seat {s}")
             self.names[s] = agent_label(spec)
         self.record = RummyGameRecord.start(self.engine, players=list(self.names))
         self.events: list[Event] = []

@@ -48,6 +48,7 @@ class NetAgent(Agent):
 
     name = "net"
     needs_observation = True
+    game_ids = ("pasur",)
 
     def __init__(self, seed: int | None = None, path: str | Path | None = None,
                  model: MoveNet | None = None) -> None:
@@ -58,6 +59,22 @@ class NetAgent(Agent):
         elif self.path is not None:
             m = MoveNet.shared(self.path)
             self._models[m.num_players] = m
+        #: one given network (path or model), else the shipped one of each player count
+        self._fixed = bool(self._models)
+
+    @property
+    def player_counts(self) -> tuple[int, ...]:  # type: ignore[override]
+        """The seat counts it has a network for: its own network's, or those of the
+        shipped networks (checked before it is seated)."""
+        if self._fixed:
+            return tuple(self._models)
+        return tuple(p for p in (2, 3, 4) if pretrained_net_path(p).exists())
+
+    @property
+    def observation_size(self) -> int | None:  # type: ignore[override]
+        """Its own network's observation width (None with the shipped ones: each fits the
+        observations of its player count)."""
+        return next(iter(self._models.values())).obs_size if self._fixed else None
 
     def model_for(self, num_players: int, obs_size: int) -> MoveNet:
         """The network for this game, loaded on first use; a clear error when none fits."""

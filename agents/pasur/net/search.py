@@ -155,6 +155,15 @@ class NetSearchAgent(ISMCTSAgent):
         self.solve_last_deal = bool(solve_last_deal)
         self.net = NetAgent(path=path, model=model)
 
+    @property
+    def player_counts(self) -> tuple[int, ...]:  # type: ignore[override]
+        """Its network's (see :class:`~agents.pasur.net.agent.NetAgent`)."""
+        return self.net.player_counts
+
+    @property
+    def observation_size(self) -> int | None:  # type: ignore[override]
+        return self.net.observation_size
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         # (engine, game) -> the records of our moves in its current deal, oldest first

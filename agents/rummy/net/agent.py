@@ -38,6 +38,7 @@ class RummyNetAgent(Agent):
 
     name = "net"
     needs_observation = True
+    game_ids = ("persian_rummy",)
 
     def __init__(self, seed: int | None = None, path: str | Path | None = None,
                  model: RummyMoveNet | None = None) -> None:
@@ -52,6 +53,7 @@ class RummyNetAgent(Agent):
                             f"{type(model).__name__}")
         self.model = model
         self.model.check(self.model.obs_size, 4, self.name)  # a Pasur file fails here
+        self.observation_size = self.model.obs_size
 
     def scores(self, obs: np.ndarray, mask: np.ndarray,
                view: GameView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
