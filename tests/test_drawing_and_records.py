@@ -39,7 +39,7 @@ def test_seats_sit_around_the_table_and_the_last_move_is_drawn() -> None:
     # a round's end: no hands (the next deal is not shown), the cards left and their taker
     end = to_svg(table_scene(eng, 0, viewer=0, names=names,
                              last=LastMove(1, 26, (5,), False, (1, 2), 1)))
-    assert "Round over" in end and "go to greedy (opponent), the last capturer" in end
+    assert "Round over" in end and "greedy (opponent), the last capturer" in end
     assert not re.findall(r'data-card="(\d+)"', end)  # nothing to click, no hand drawn
 
 
