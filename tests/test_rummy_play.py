@@ -64,6 +64,11 @@ def _check_no_leak(table: RummyTable, response: dict[str, Any]) -> None:
     leaked = _words(view, view["deal"]) & _hidden(table)
     assert not leaked, leaked
     assert "deck" not in json.dumps(view)
+    if view["phase"] == "play":  # the drawn tables of this deal: no hidden card face up
+        pictures = [view["svg"]] + [e["svg"] for e in view["events"]
+                                    if e.get("svg") and e["round"] == view["deal"]]
+        drawn = {c for svg in pictures for c in re.findall(r'data-card="(\w+)"', svg)}
+        assert not drawn & _hidden(table), drawn & _hidden(table)
 
 
 def _play_through_api(client, body: dict[str, Any], rng: random.Random) -> dict[str, Any]:

@@ -278,10 +278,9 @@ def _melds(ctx: _Ctx, y: float, meld_teams: Sequence[int | None] | None,
         groups = [(names[k], [m for m in range(len(melds)) if m < len(meld_teams)
                               and meld_teams[m] == (mine if k == 0 else 1 - mine)])
                   for k in range(2)]
-    key = ("team 0" if ctx.viewer is None else "your team", "team 1" if ctx.viewer is None
-           else "their team")
-    items: list[Any] = [Text(8, y + 15, f"a card's bar: whose points (blue {key[0]}, "
-                             f"orange {key[1]})", T, PALE)]
+    key = ("team 0's", "team 1's") if ctx.viewer is None else ("your team's", "theirs")
+    items: list[Any] = [Text(8, y + 15, f"bars: blue {key[0]} points, orange {key[1]}", T,
+                             PALE)]
     y += 24
     side = ctx.width >= 600 and len(groups) == 2  # wide: the two teams side by side
     col_w = (ctx.width - 16 - GAP) / 2 if side else ctx.width - 16.0
