@@ -151,7 +151,7 @@ def test_the_rummy_table_is_drawn_like_pasurs() -> None:
                       r'fill="(#\w+)"/>', svg)
     want = [TEAM_COLORS[0 if (credit0 >> c) & 1 else 1] for c in melded]  # seat 0: team 0
     assert sorted(bars) == sorted(want)  # one bar per melded card, in its team's colour
-    assert "random (opponent) discarded" in svg  # the last move, said and ringed
+    assert "random (opponent, right) discarded" in svg  # the last move, said and ringed
     ring = re.search(rf'data-card="{card_code(top)}"><g transform="[^"]+">'
                      r'<rect [^>]*fill="(#\w+)"', svg)
     assert ring and ring.group(1) == "#e67e22"

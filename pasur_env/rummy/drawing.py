@@ -195,21 +195,27 @@ def _plate(ctx: _Ctx, seat: int, x: float, y: float, w: float, moving: bool) -> 
 
 
 # ---- the middle -------------------------------------------------------------------------
-def _last_line(ctx: _Ctx, last: RummyLastMove | None, y: float, ended: bool) -> list[Any]:
-    """A line saying the last move (its cards are ringed where they lie now)."""
+def _last_line(ctx: _Ctx, last: RummyLastMove | None, y: float,
+               ended: bool) -> tuple[list[Any], float]:
+    """A line saying the last move (its cards are ringed where they lie now), after a
+    line saying the round is over when it is; the y below them."""
+    items: list[Any] = []
     if ended:
-        return [Text(8, y + 16, "Round over: every hand is shown", BIG, GOLD, bold=True)]
+        items.append(Text(8, y + 16, "Round over: every hand is shown", BIG, GOLD, bold=True))
+        y += LINE + 2
     if last is None:
-        return [Text(8, y + 16, "No move yet this deal", T, PALE)]
+        return items + [Text(8, y + 16, "No move yet this deal", T, PALE)], y + LINE + 6
     cards = " ".join(card_str(c) for c in last.cards)
     if last.what == "take" and len(last.cards) > 3:
         cards = f"{len(last.cards)} cards"
     verb = _VERBS.get(last.what, last.what).format(cards)
     who = ctx.who(last.seat)
-    if ctx.viewer is not None and last.seat != ctx.viewer:
-        who += f" ({relation_word(last.seat, ctx.viewer, last.seat % 2 == ctx.viewer % 2)})"
-    return [Circle(14, y + 11, 6, LAST_RING), Text(26, y + 16, f"{who} {verb}", T, INK,
-                                                  bold=True)]
+    if ctx.viewer is not None and last.seat != ctx.viewer:  # two opponents: which one
+        rel = relation_word(last.seat, ctx.viewer, last.seat % 2 == ctx.viewer % 2)
+        spot = places(4, ctx.viewer)[last.seat]
+        who += f" ({rel}, {spot})" if rel == "opponent" else f" ({rel})"
+    return items + [Circle(14, y + 11, 6, LAST_RING),
+                    Text(26, y + 16, f"{who} {verb}", T, INK, bold=True)], y + LINE + 6
 
 
 def _stock_and_pile(ctx: _Ctx, y: float, stock_mark: str | None,
@@ -378,8 +384,9 @@ def rummy_table_scene(eng: RummyEngine, game: int = 0, viewer: int | None = None
 
     ctx.marks = {**ctx.marks, **dict.fromkeys(lasts, LAST_RING)}
     items, y = _plates(ctx, 8, moving)
-    items += _last_line(ctx, last, y, ended)
-    part, y = _stock_and_pile(ctx, y + LINE + 6, stock_mark, ring)
+    part, y = _last_line(ctx, last, y, ended)
+    items += part
+    part, y = _stock_and_pile(ctx, y, stock_mark, ring)
     items += part
     part, y = _melds(ctx, y, meld_teams, ring)
     items += part

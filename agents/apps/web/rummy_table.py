@@ -128,9 +128,9 @@ class RummyTable(TableGame):
         self.meld_team: list[int] = []  # the team that laid each meld of this deal
         self.seen = 0  # events the person has been sent
         # the table after each event not sent yet (drawn when sent), and a round's final
-        # position (shown while its summary waits)
-        self.frames: dict[int, tuple[RummyEngine, RummyLastMove | None]] = {}
-        self.final: RummyEngine | None = None
+        # position (shown while its summary waits), each with the team of each meld
+        self.frames: dict[int, tuple[RummyEngine, RummyLastMove | None, tuple[int, ...]]] = {}
+        self.final: tuple[RummyEngine, tuple[int, ...]] | None = None
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.advance()
@@ -225,9 +225,10 @@ class RummyTable(TableGame):
         if data is not None:
             self.move_no += 1
             self._log("move", {"seat": seat, **data})
-            self.frames[len(self.events)] = (after, self._last_of(self.events[-1].data))
+            self.frames[len(self.events)] = (after, self._last_of(self.events[-1].data),
+                                             tuple(self.meld_team))
         if info.round_end[0]:
-            self.final = probe
+            self.final = (probe, tuple(self.meld_team))
             self._round_over(info, probe.state[0], seat)
 
     def _log(self, kind: str, data: dict[str, Any]) -> None:
@@ -476,10 +477,10 @@ class RummyTable(TableGame):
         cards = data.get("cards") or ([data["card"]] if "card" in data else [])
         return RummyLastMove(data["seat"], data["what"], tuple(parse_card(c) for c in cards))
 
-    def _draw(self, eng: RummyEngine, last: RummyLastMove | None, layout: str,
-              ended: bool = False, legal: dict[str, Any] | None = None) -> str:
-        """The table of ``eng`` as the person sees it, in ``layout`` (SVG); ``legal``
-        rings what the person may click."""
+    def _draw(self, eng: RummyEngine, last: RummyLastMove | None, teams: Sequence[int],
+              layout: str, ended: bool = False, legal: dict[str, Any] | None = None) -> str:
+        """The table of ``eng`` (``teams``: the team that laid each meld) as the person
+        sees it, in ``layout`` (SVG); ``legal`` rings what the person may click."""
         marks: dict[int, str] = {}
         if legal:
             for c in (*legal["take"], *legal["pick"], *legal["discard"], *legal["lay_off"]):
@@ -487,7 +488,7 @@ class RummyTable(TableGame):
         return to_svg(rummy_table_scene(
             eng, 0, self.human, names=self.names, marks=marks, last=last, ended=ended,
             stock_mark=LEGAL_RING if legal and legal["stock"] else None,
-            meld_teams=self.meld_team, deals=self.deals, layout=layout))
+            meld_teams=teams, deals=self.deals, layout=layout))
 
     def _picture(self, layout: str, legal: dict[str, Any]) -> str:
         """The table now: a round's final position while its summary waits (or the game's
@@ -495,10 +496,11 @@ class RummyTable(TableGame):
         if (self.paused or self.over) and self.final is not None:
             last = next((self._last_of(e.data) for e in reversed(self.events)
                          if e.kind == "move"), None)
-            return self._draw(self.final, last, layout, ended=True)
+            eng, teams = self.final
+            return self._draw(eng, last, teams, layout, ended=True)
         e = self.events[-1] if self.events else None
         last = self._last_of(e.data) if e and e.kind == "move" else None
-        return self._draw(self.engine, last, layout, legal=legal)
+        return self._draw(self.engine, last, self.meld_team, layout, legal=legal)
 
     def view(self, layout: str = "narrow") -> dict[str, Any]:
         """Everything the person's seat may know (module docstring), the table drawn in

@@ -18,7 +18,11 @@ const $ = (id) => document.getElementById(id);
 // side column from 1100 px (style.css switches at the same width), else `narrow`.
 const WIDE = window.matchMedia("(min-width: 1100px)");
 const layout = () => (WIDE.matches ? "wide" : "narrow");
-const withLayout = (path) => `${path}${path.includes("?") ? "&" : "?"}layout=${layout()}`;
+let askedLayout = null;  // the layout of the latest view asked for
+function withLayout(path) {
+  askedLayout = layout();
+  return `${path}${path.includes("?") ? "&" : "?"}layout=${askedLayout}`;
+}
 
 let setup = null;    // /api/setup
 let gameId = null;   // the live game
@@ -356,7 +360,7 @@ function showSheet(v) {
   const rows = [["Clubs (count)", "clubs"], ["Club points", "club_points"], ["10♦", "ten_diamonds"],
     ["2♣", "two_clubs"], ["Aces", "aces"], ["Jacks", "jacks"], ["Surs made", "surs"],
     ["Sur points", "sur_points"], ["Cards captured", "cards"], ["Round total", "total"]];
-  const head = v.sheet.map((s) => `${sideName(v, s.side)}${v.players === 4 ? ` (${s.seats.map((p) => p === v.seat ? "you" : v.seats[p].name).join(" + ")})` : ""}`);
+  const head = v.sheet.map((s) => `${sideName(v, s.side)}${v.players === 4 ? `<br><small>${s.seats.map((p) => p === v.seat ? "you" : v.seats[p].name).join(" + ")}</small>` : ""}`);
   let html = `<tr><th></th>${head.map((s) => `<th>${s}</th>`).join("")}</tr>`;
   for (const [label, key] of rows) html += `<tr><td>${label}</td>${v.sheet.map((s) => `<td>${s[key]}</td>`).join("")}</tr>`;
   html += `<tr class="total"><td>Game score</td>${v.sheet.map((s) => `<td>${v.sides.find((x) => x.side === s.side).score}</td>`).join("")}</tr>`;
@@ -459,11 +463,17 @@ function keys(e) {
   } else if (e.key === "Escape" && skipping) skip();
 }
 
-async function relayout() {
-  // the screen crossed the layouts' width: the same table, drawn for the new one
-  if (!$("rummy-table").hidden && window.Rummy) return window.Rummy.redraw();
-  if ($("game").hidden || !gameId || busy) return;
-  try { draw(await api("GET", withLayout(`/api/games/${gameId}`))); } catch (e) { say(e.message); }
+let relayoutTimer = null;
+function relayout() {
+  // the screen crossed the layouts' width: the same table, drawn for the new one (once
+  // the width has settled, and only if the table shown was drawn for the other layout)
+  clearTimeout(relayoutTimer);
+  relayoutTimer = setTimeout(async () => {
+    if (layout() === askedLayout) return;
+    if (!$("rummy-table").hidden && window.Rummy) return window.Rummy.redraw();
+    if ($("game").hidden || !gameId || busy) return;
+    try { draw(await api("GET", withLayout(`/api/games/${gameId}`))); } catch (e) { say(e.message); }
+  }, 250);
 }
 
 // ---- wiring -----------------------------------------------------------------------------

@@ -17,6 +17,36 @@ const Rummy = (() => {
 
   const pretty = (c) => (c.startsWith("JK") ? "JK" : c.slice(0, -1) + SYM[c.slice(-1)]);
   const prettyText = (t) => t.replace(/\b(10|[2-9AJQK])([CDHS])\b/g, (m) => pretty(m));
+  const cards = (cs) => cs.map(pretty).join(" ");
+
+  // ---- words: a seat is its agent and its role, where it sits on the drawn table ---------
+  function who(v, s) {
+    if (s === v.seat) return "You";
+    const role = { 1: "opponent, left", 2: "partner", 3: "opponent, right" }[(s - v.seat + 4) % 4];
+    return `${v.names[s]} (${role})`;
+  }
+
+  function describe(v, e) {
+    // an event of the log in words (the server's data; the person's own drawn card only)
+    const you = e.seat === v.seat;
+    const verb = (w) => (you ? w : `${w}${w.endsWith("s") ? "es" : "s"}`);
+    if (e.kind === "round") {
+      const s = e.sheet;
+      const out = s.went_out === null ? "four passes in a row with the stock empty" : `${who(v, s.went_out)} went out`;
+      const pts = s.teams.map((t) => `${t.yours ? "your team" : "their team"} ${t.total >= 0 ? "+" : ""}${t.total}`);
+      return `Round ${e.round} over: ${out}; ${pts.join(", ")}`;
+    }
+    const w = who(v, e.seat);
+    switch (e.what) {
+      case "draw": return `${w} ${verb("draw")} from the stock${you && e.card ? ` (${pretty(e.card)})` : ""}`;
+      case "pass": return `${w} ${verb("pass")} (the stock is empty)`;
+      case "take": return `${w} ${verb("take")} ${cards(e.cards)} from the pile (must meld ${pretty(e.card)})`;
+      case "meld": return `${w} ${verb("meld")} ${cards(e.cards)}`;
+      case "lay_off": return `${w} ${verb("lay")} off ${pretty(e.card)} on meld ${e.meld + 1}`;
+      case "discard": return `${w} ${verb("discard")} ${pretty(e.card)}`;
+      default: return prettyText(e.text);
+    }
+  }
 
   function build() {
     const root = $("rummy-table");
@@ -120,7 +150,7 @@ const Rummy = (() => {
     $("r-board").classList.remove("locked");  // a click on the table skips
     for (const e of shown) {
       $("r-board").innerHTML = e.svg;
-      $("r-banner-text").textContent = `${e.round}·${e.move}  ${prettyText(e.text)}`;
+      $("r-banner-text").textContent = `R${e.round}·${e.move}  ${describe(v, e)}`;
       await wait(PACE);
       if (skipping === "all") break;
     }
@@ -183,14 +213,13 @@ const Rummy = (() => {
     const score = (t) => `${v.scores[t]} (+${v.on_table[t]} on the table)`;
     $("r-scores").innerHTML = `<span class="mine">your team: ${score(my)}</span> · ` +
       `<span class="theirs">their team: ${score(1 - my)}</span> <span class="target">deal ${v.deal} of ${v.deals}</span>`;
-    const who = (s) => `${v.names[s]} (${s % 2 === my ? "partner" : "opponent"})`;
     $("r-status").textContent = v.phase === "over" ? `Game over. ${v.winner ? v.winner.text : ""}`
       : v.phase === "round_over" ? "Round over: see the summary."
       : mine ? { draw: "Your turn: draw from the stock or take from the pile.",
                  meld: "Your turn: meld, lay off, or discard to end it.",
                  building: "Building a meld: add cards (lowest first), then Meld.",
                  choose: "Click the meld to lay your card off on." }[v.step]
-      : `${who(v.to_move)} to move.`;
+      : `${who(v, v.to_move)} to move.`;
     board(v);
     $("r-meld").classList.toggle("hinted", hinted === "MELD");
     $("r-pass").classList.toggle("hinted", hinted === "PASS");
@@ -222,7 +251,7 @@ const Rummy = (() => {
     // numbered like Pasur's: R1·7 for a move, R1·end for a round's end
     const log = $("r-log");
     log.replaceChildren(...v.log.map((e) => logLine(e.kind, e.kind === "round" ? `R${e.round}·end`
-      : `R${e.round}·${e.move}`, prettyText(e.text))));
+      : `R${e.round}·${e.move}`, describe(v, e))));
     log.scrollTop = log.scrollHeight;
   }
 
@@ -282,7 +311,7 @@ const Rummy = (() => {
   function showSheet(v) {
     const teams = v.sheet.teams;
     const name = (s) => (s === v.seat ? "you" : v.names[s]);
-    const head = (t) => `${t.yours ? "Your team" : "Their team"} (${t.seats.map(name).join(" + ")})`;
+    const head = (t) => `${t.yours ? "Your team" : "Their team"}<br><small>${t.seats.map(name).join(" + ")}</small>`;
     const rows = [["Cards melded", "melded"], ["Four-sets bonus", "four_sets"], ["Going out", "going_out"],
       ["Left in hand", "in_hand"], ["Round total", "total"], ["Game score", "score"]];
     let html = `<tr><th></th>${teams.map((t) => `<th>${head(t)}</th>`).join("")}</tr>`;
@@ -291,7 +320,7 @@ const Rummy = (() => {
     $("r-summary-table").innerHTML = html;
     const out = v.sheet.went_out;
     $("r-summary-title").textContent = `Round ${v.sheet.round} over` +
-      (out === null ? ": four passes with the stock empty" : `: ${out === v.seat ? "you" : name(out)} went out`);
+      (out === null ? ": four passes with the stock empty" : `: ${out === v.seat ? "you" : who(v, out)} went out`);
     $("r-winner").textContent = v.phase === "over" && v.winner ? v.winner.text : "";
     $("r-summary-continue").textContent = v.phase === "over" ? "Close" : "Next round";
     openSheet($("r-summary"));
