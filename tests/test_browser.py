@@ -105,7 +105,8 @@ _BOARD = """() => {
   const top = svg.closest('.table-panel').querySelector('.table-top');
   const above = [...top.querySelectorAll('*')].filter((e) => e.checkVisibility()
     && e.getClientRects().length && e.textContent.trim());
-  const bottom = Math.max(top.getBoundingClientRect().top, ...above.map((e) => e.getBoundingClientRect().bottom));
+  const bottom = Math.max(top.getBoundingClientRect().top,
+    ...above.map((e) => e.getBoundingClientRect().bottom));
   return {left: b.left, top: b.top, width: b.width, height: b.height, above: bottom,
           units: svg.viewBox.baseVal.width};
 }"""
@@ -175,7 +176,7 @@ def save_small(page, path: Path) -> None:
 
 def ready(page) -> None:
     """Wait until no request is in flight and no animation runs (the page's input is on)."""
-    page.wait_for_function("document.body.dataset.busy === '0'", timeout=20_000)
+    page.wait_for_function("document.body.dataset.busy === '0'", timeout=60_000)
 
 
 def open_game(page, server: str, gid: str, pace: str = "0") -> None:
@@ -239,7 +240,7 @@ def test_a_round_by_clicking(server, page, shots) -> None:
                                                   "dealer": 1, "seed": 2}).json()["id"]
     open_game(page, server, gid)
     page.click("#hint")  # the hint, on the board: the card and what it takes glow
-    page.wait_for_selector("#board g.card.hand.hinted", timeout=60_000)
+    page.wait_for_selector("#board g.card.hand.hinted", timeout=120_000)
     assert "would play" in page.inner_text("#hint-text")
     ready(page)
     card = "#board g.card.hand[data-card='26']"  # 7H = 4 * 6 + 2
@@ -275,7 +276,7 @@ def test_a_whole_2_player_game_by_clicking(server, page, shots) -> None:
         "opponents": ["greedy"], "seed": 11, "flags": {"target_score": 30}}).json()["id"]
     open_game(page, server, gid)
     click_until(page, "document.querySelectorAll('#log li.move').length >= 9")
-    page.screenshot(path=str(shots / "web_2p.png"), full_page=True)
+    page.screenshot(path=str(shots / "game_2p.png"), full_page=True)
     click_until(page, "document.querySelector('#status').textContent.startsWith('Game over')")
     status = page.inner_text("#status")
     assert "win" in status or "tie" in status
@@ -311,7 +312,7 @@ def test_a_4_player_round_by_clicking(server, page, shots) -> None:
     svg = page.inner_html("#board")
     assert "partner" in svg and "opponent" in svg and "heuristic" in svg
     click_until(page, "document.querySelectorAll('#log li.move').length >= 8")
-    page.screenshot(path=str(shots / "web_4p.png"), full_page=True)
+    page.screenshot(path=str(shots / "game_4p.png"), full_page=True)
     click_until(page, "document.querySelector('#summary').open")
     summary = page.inner_text("#summary")
     assert "your team" in summary and "their team" in summary

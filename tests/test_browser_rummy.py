@@ -143,7 +143,7 @@ def test_a_rummy_round_by_clicking(server, page, shots) -> None:  # noqa: F811
                  "You discard K♦"):
         assert line in log
     _idle(page)
-    page.screenshot(path=str(shots / "web_rummy.png"), full_page=True)
+    page.screenshot(path=str(shots / "rummy_turn.png"), full_page=True)
     _play_to_the_round_end(page)
     text = page.inner_text("#r-summary-table")
     assert "Cards melded" in text and "Round total" in text and "Left in hand" in text

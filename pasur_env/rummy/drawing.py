@@ -62,7 +62,7 @@ GOLD, LAST_RING, PICKED_RING = "#f1c40f", "#e67e22", "#5dade2"
 #: the colour of the viewer's team and of the other (credit marks, seat outlines)
 TEAM_COLORS = ("#5dade2", "#e67e22")
 TRAY, PLATE = "#1a5c3b", "#17533a"
-_VERBS = {"draw": "drew from the stock", "pass": "passed (the stock is empty)",
+_VERBS = {"draw": "drew {}from the stock", "pass": "passed (the stock is empty)",
           "take": "took {} from the pile", "meld": "melded {}", "lay_off": "laid {} off",
           "discard": "discarded {}"}
 
@@ -70,8 +70,8 @@ _VERBS = {"draw": "drew from the stock", "pass": "passed (the stock is empty)",
 @dataclass(frozen=True)
 class RummyLastMove:
     """A move to mark on the table: who did what (``what``: ``draw``, ``pass``,
-    ``take``, ``meld``, ``lay_off``, ``discard``) with which cards (ids; none for a
-    draw from the stock, whose card is not shown to others)."""
+    ``take``, ``meld``, ``lay_off``, ``discard``) with which cards (ids; for a draw from
+    the stock, the card only when the viewer drew it: nobody else sees it)."""
 
     seat: int
     what: str
@@ -208,6 +208,8 @@ def _last_line(ctx: _Ctx, last: RummyLastMove | None, y: float,
     cards = " ".join(card_str(c) for c in last.cards)
     if last.what == "take" and len(last.cards) > 3:
         cards = f"{len(last.cards)} cards"
+    elif last.what == "draw" and cards:  # the viewer's own draw: its card is named
+        cards += " "
     verb = _VERBS.get(last.what, last.what).format(cards)
     who = ctx.who(last.seat)
     if ctx.viewer is not None and last.seat != ctx.viewer:  # two opponents: which one
@@ -377,7 +379,7 @@ def rummy_table_scene(eng: RummyEngine, game: int = 0, viewer: int | None = None
     ctx = _Ctx(eng, game, viewer, list(names or [f"player_{s}" for s in range(4)]),
                dict(marks or {}), width, ended)
     moving = None if ended or int(st[S.PHASE]) == S.DONE else int(st[S.MOVER])
-    lasts = set(last.cards) if last is not None and last.what != "draw" else set()
+    lasts = set(last.cards) if last is not None else set()
 
     def ring(c: int) -> str | None:
         return LAST_RING if c in lasts else ctx.marks.get(c)

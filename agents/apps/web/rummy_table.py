@@ -543,7 +543,7 @@ def rummy_frames(rep: Any, positions: range) -> list[dict[str, Any]]:
         caption = "start" if k == 0 else (
             f"move {k}: player_{int(rep.infos[k - 1].actor[0])} "
             f"({names[int(rep.infos[k - 1].actor[0])]}) {action_str(rep.record.actions[k - 1])}")
-        scene = rummy_table_scene(rep.position(k), 0, viewer=None)
+        scene = rummy_table_scene(rep.position(k), 0, viewer=None, names=names)
         frames.append({"index": k, "caption": caption, "svg": to_svg(scene)})
     return frames
 
