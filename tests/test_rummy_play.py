@@ -49,7 +49,7 @@ def _words(obj: Any, deal: int) -> set[str]:
         if obj.get("round", deal) != deal and "text" in obj:
             return set()
         return set().union(*(_words(v, deal) for k, v in obj.items()
-                             if k not in ("sheet", "result")))
+                             if k not in ("sheet", "result", "svg")))  # pictures: below
     if isinstance(obj, list):
         return set().union(set(), *(_words(v, deal) for v in obj))
     return set(str(obj).replace("(", " ").replace(")", " ").replace(",", " ").split())
@@ -68,6 +68,7 @@ def _check_no_leak(table: RummyTable, response: dict[str, Any]) -> None:
         pictures = [view["svg"]] + [e["svg"] for e in view["events"]
                                     if e.get("svg") and e["round"] == view["deal"]]
         drawn = {c for svg in pictures for c in re.findall(r'data-card="(\w+)"', svg)}
+        drawn |= set().union(*(_words(svg, 0) for svg in pictures))  # cards named in words
         assert not drawn & _hidden(table), drawn & _hidden(table)
 
 
