@@ -3,15 +3,20 @@
 Plays by clicking: a round with a multi-option capture chosen on the table, a refused
 illegal click and the round's score sheet; a whole 2-player game to its winner; a
 4-player round; a double click (one card played, never a second one on the next turn);
-the paced animation of the agents' moves; the replay viewer's keys; the page at 390 px;
-a 4-player table with the 2-player-only ``ppo``. Saves screenshots (``PASUR_SCREENSHOTS``
-names the folder; ``docs/img`` holds the documented ones). ``make test-browser``
-installs Chromium (apt) and runs only these; ``make test`` runs them when a browser is
-present and says so when it skips them.
+the paced animation of the agents' moves; the replay viewer's keys; a 4-player table
+with the 2-player-only ``ppo``. The layout, measured in the page: at 390 px no text is
+rendered under 11 px and nothing scrolls sideways; at 1280 px the board uses the width;
+no empty band above the board; the round's summary covers no card; a wrapped log line
+never runs under its label (the helpers below serve Persian Rummy's tests too). Saves
+screenshots (``PASUR_SCREENSHOTS`` names the folder; ``PASUR_SCREENSHOTS=docs/img``
+remakes the documented ones, small palette PNGs). ``make test-browser`` installs
+Chromium (apt) and runs only these; ``make test`` runs them when a browser is present
+and says so when it skips them.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import threading
@@ -29,6 +34,7 @@ if not os.path.exists(CHROMIUM):
     pytest.skip("no Chromium here (`make test-browser` installs Debian's chromium)",
                 allow_module_level=True)
 
+from pasur_env.core.drawing import LAYOUTS  # noqa: E402
 from tests.test_web import DECK  # noqa: E402
 
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -71,9 +77,106 @@ def shots(tmp_path_factory) -> Path:
     return path
 
 
+#: the smallest text the page may render on a phone, in CSS pixels
+MIN_PX = 11
+
+# Every visible element with text of its own, and its rendered font size: CSS's for
+# HTML, the drawing's font size times its on-screen scale for the board's SVG text.
+_SMALL_TEXT = """(min) => {
+  const out = [];
+  for (const e of document.querySelectorAll('body *')) {
+    if (!e.getClientRects().length || !e.checkVisibility()) continue;
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    let px = parseFloat(getComputedStyle(e).fontSize);
+    if (e instanceof SVGTextElement) {
+      const m = e.getScreenCTM();
+      px = Number(e.getAttribute('font-size')) * Math.hypot(m.a, m.b);
+    }
+    if (px < min - 0.01) out.push(`${e.textContent.trim().slice(0, 40)}: ${px.toFixed(1)} px`);
+  }
+  return out;
+}"""
+
+# The visible board's box, the bottom of what is above it in its panel (the top lines).
+_BOARD = """() => {
+  const svg = [...document.querySelectorAll('.board svg')].find((x) => x.checkVisibility());
+  if (!svg) return null;
+  const b = svg.getBoundingClientRect();
+  const top = svg.closest('.table-panel').querySelector('.table-top');
+  const above = [...top.querySelectorAll('*')].filter((e) => e.checkVisibility()
+    && e.getClientRects().length && e.textContent.trim());
+  const bottom = Math.max(top.getBoundingClientRect().top,
+    ...above.map((e) => e.getBoundingClientRect().bottom));
+  return {left: b.left, top: b.top, width: b.width, height: b.height, above: bottom,
+          units: svg.viewBox.baseVal.width};
+}"""
+
+# The cards of the board that a box (the round's summary) covers.
+_COVERED = """(sel) => {
+  const d = document.querySelector(sel).getBoundingClientRect();
+  const svg = [...document.querySelectorAll('.board svg')].find((x) => x.checkVisibility());
+  return [...svg.querySelectorAll('g.card, g.past, g.played, g.taken, g.back, g.meld')]
+    .map((g) => g.getBoundingClientRect())
+    .filter((r) => r.left < d.right && d.left < r.right && r.top < d.bottom && d.top < r.bottom)
+    .map((r) => `${r.left},${r.top}`);
+}"""
+
+# Log lines whose text runs under their label (a wrapped line starting left of it).
+_UNDER_LABEL = """(sel) => [...document.querySelectorAll(`${sel} li`)].filter((li) => {
+  const label = li.querySelector('.label').getBoundingClientRect();
+  return [...li.querySelector('.text').getClientRects()].some((r) => r.left < label.right - 0.5);
+}).map((li) => li.textContent)"""
+
+
+def small_text(page) -> list[str]:
+    """The visible texts rendered under MIN_PX pixels (HTML and the board's SVG)."""
+    return page.evaluate(_SMALL_TEXT, MIN_PX)
+
+
+def board_box(page) -> dict:
+    """The visible board's box and the bottom of the lines above it (CSS pixels)."""
+    box = page.evaluate(_BOARD)
+    assert box is not None, "no board in view"
+    return box
+
+
+def covered_cards(page, dialog: str) -> list[str]:
+    """The board's cards that the element ``dialog`` covers."""
+    return page.evaluate(_COVERED, dialog)
+
+
+def lines_under_labels(page, log: str) -> list[str]:
+    """The lines of the log ``log`` that wrap under their label."""
+    return page.evaluate(_UNDER_LABEL, log)
+
+
+def check_layout(page, log: str, width: int, fits: bool = True) -> None:
+    """At a phone's width: no small text, nothing to scroll sideways; at a desktop's: the
+    board uses the width (and, with ``fits``, fits the screen's height); always: no empty
+    band above the board, log lines beside their labels."""
+    box = board_box(page)
+    assert box["top"] - box["above"] <= 16, f"an empty band of {box['top'] - box['above']} px"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert not lines_under_labels(page, log)
+    if width <= 400:
+        assert not small_text(page), small_text(page)
+    else:
+        assert box["width"] >= 0.6 * width, box  # the board, not a column in the middle
+        assert box["units"] == LAYOUTS["wide"], box  # drawn for the width, not scaled up
+        assert not fits or box["height"] <= page.viewport_size["height"], box
+
+
+def save_small(page, path: Path) -> None:
+    """A screenshot of the page as a small palette PNG (the documented ones stay small)."""
+    from PIL import Image
+
+    img = Image.open(io.BytesIO(page.screenshot(full_page=True))).convert("RGB")
+    img.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+
+
 def ready(page) -> None:
     """Wait until no request is in flight and no animation runs (the page's input is on)."""
-    page.wait_for_function("document.body.dataset.busy === '0'", timeout=20_000)
+    page.wait_for_function("document.body.dataset.busy === '0'", timeout=60_000)
 
 
 def open_game(page, server: str, gid: str, pace: str = "0") -> None:
@@ -137,7 +240,7 @@ def test_a_round_by_clicking(server, page, shots) -> None:
                                                   "dealer": 1, "seed": 2}).json()["id"]
     open_game(page, server, gid)
     page.click("#hint")  # the hint, on the board: the card and what it takes glow
-    page.wait_for_selector("#board g.card.hand.hinted", timeout=60_000)
+    page.wait_for_selector("#board g.card.hand.hinted", timeout=120_000)
     assert "would play" in page.inner_text("#hint-text")
     ready(page)
     card = "#board g.card.hand[data-card='26']"  # 7H = 4 * 6 + 2
@@ -159,6 +262,7 @@ def test_a_round_by_clicking(server, page, shots) -> None:
     assert "Round total" in text and "Club points" in text and "Sur points" in text
     assert "last capture" in text or "uncounted" in text or "table is empty" in page.content()
     assert "Round over" in page.inner_html("#board")  # the round's end, not the next deal
+    assert not covered_cards(page, "#summary")  # beside the board, not over the cards left
     page.screenshot(path=str(shots / "summary.png"), full_page=True)
     page.click("#summary-continue")
     ready(page)
@@ -172,7 +276,7 @@ def test_a_whole_2_player_game_by_clicking(server, page, shots) -> None:
         "opponents": ["greedy"], "seed": 11, "flags": {"target_score": 30}}).json()["id"]
     open_game(page, server, gid)
     click_until(page, "document.querySelectorAll('#log li.move').length >= 9")
-    page.screenshot(path=str(shots / "web_2p.png"), full_page=True)
+    page.screenshot(path=str(shots / "game_2p.png"), full_page=True)
     click_until(page, "document.querySelector('#status').textContent.startsWith('Game over')")
     status = page.inner_text("#status")
     assert "win" in status or "tie" in status
@@ -208,7 +312,7 @@ def test_a_4_player_round_by_clicking(server, page, shots) -> None:
     svg = page.inner_html("#board")
     assert "partner" in svg and "opponent" in svg and "heuristic" in svg
     click_until(page, "document.querySelectorAll('#log li.move').length >= 8")
-    page.screenshot(path=str(shots / "web_4p.png"), full_page=True)
+    page.screenshot(path=str(shots / "game_4p.png"), full_page=True)
     click_until(page, "document.querySelector('#summary').open")
     summary = page.inner_text("#summary")
     assert "your team" in summary and "their team" in summary
@@ -238,21 +342,29 @@ def test_a_double_click_plays_one_card(server, page, shots) -> None:
     assert "Your turn" in page.inner_text("#status")
 
 
-def test_the_page_at_390_px(server, page, shots) -> None:
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_layout_at_a_phone_and_a_desktop_width(server, page, shots, width) -> None:
+    """At 390 px no text under 11 px, at 1280 px the board uses the width (drawn wide,
+    the log beside it); no empty band above the board, log lines beside their labels,
+    the round's summary over no card."""
     import httpx
 
     gid = httpx.post(f"{server}/api/games", json={
-        "players": 4, "opponents": ["greedy", "greedy", "greedy"], "seed": 9}).json()["id"]
-    pg = page.context.browser.new_page(viewport={"width": 390, "height": 844},
-                                       device_scale_factor=2, bypass_csp=True)
-    open_game(pg, server, gid)
-    width = pg.evaluate("document.querySelector('#board svg').getBoundingClientRect().width")
-    assert 300 <= width <= 390  # the drawing fits the screen...
-    assert pg.evaluate("document.documentElement.scrollWidth") <= 390  # ...without scrolling
-    scale = width / 480  # the drawing's width: card ranks (15) stay above 10 px
-    assert 15 * scale >= 10
-    pg.screenshot(path=str(shots / "web_390px.png"), full_page=True)
-    pg.close()
+        "players": 4, "opponents": ["greedy", "heuristic", "random"], "seed": 9}).json()["id"]
+    pg = page.context.browser.new_page(viewport={"width": width, "height": 844 if width < 400
+                                                 else 800}, bypass_csp=True)
+    try:
+        open_game(pg, server, gid)
+        click_until(pg, "document.querySelectorAll('#log li.move').length >= 10")
+        check_layout(pg, "#log", width)
+        save_small(pg, shots / f"web_pasur_{width}.png")
+        click_until(pg, "document.querySelector('#summary').open")
+        assert not covered_cards(pg, "#summary")
+        check_layout(pg, "#log", width)
+        if width > 400:
+            save_small(pg, shots / "web_round_end.png")
+    finally:
+        pg.close()
 
 
 def test_ppo_at_a_4_player_table_is_refused_and_nothing_freezes(server, page) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -39,8 +40,124 @@ def test_seats_sit_around_the_table_and_the_last_move_is_drawn() -> None:
     # a round's end: no hands (the next deal is not shown), the cards left and their taker
     end = to_svg(table_scene(eng, 0, viewer=0, names=names,
                              last=LastMove(1, 26, (5,), False, (1, 2), 1)))
-    assert "Round over" in end and "go to greedy (opponent), the last capturer" in end
+    assert "Round over" in end and "greedy (opponent), the last capturer" in end
     assert not re.findall(r'data-card="(\d+)"', end)  # nothing to click, no hand drawn
+
+
+def _texts(items: list) -> list:
+    """Every text of a scene, at its place (groups and sprites opened)."""
+    from pasur_env.core.drawing import Group, Placed, Text
+
+    out = []
+    for i in items:
+        if isinstance(i, Group):
+            out += _texts(i.items)
+        elif isinstance(i, Placed):
+            out += [dataclasses.replace(t, x=t.x + i.x, y=t.y + i.y)
+                    for t in _texts(list(i.sprite.items))]
+        elif isinstance(i, Text):
+            out.append(i)
+    return out
+
+
+def _rummy_midgame(seed: int = 3, moves: int = 70):
+    """A Persian Rummy deal some way in, with melds of both teams on the table (random
+    play that melds, takes and lays off when it can), and the team of each meld."""
+    from pasur_env.rummy import kernels as RK
+    from pasur_env.rummy.engine import RummyEngine
+
+    eng = RummyEngine(1, seed=seed, auto_reset=False, parallel=False)
+    rng = np.random.default_rng(seed)
+    teams = []
+    for _ in range(moves):
+        legal = eng.legal_actions(0)
+        keen = [a for a in legal if RK.PICK0 <= a <= RK.MELD_ACTION or RK.TAKE0 <= a < RK.PASS
+                or RK.LAYOFF0 <= a < RK.DISCARD0]
+        a = int(rng.choice(keen if keen and rng.random() < 0.9 else legal))
+        if a == RK.MELD_ACTION:
+            teams.append(eng.mover(0) % 2)
+        if eng.step(np.array([a])).round_end[0]:
+            break
+    return eng, teams
+
+
+def _scenes():
+    """Both games' drawings in both layouts: mid-game with the last move, a round's end,
+    every hand shown, the longest agent name at every seat."""
+    from pasur_env.rummy.drawing import RummyLastMove, rummy_table_scene
+
+    long = ["you", "net-ismcts", "net-ismcts", "net-ismcts"]
+    for layout in ("narrow", "wide"):
+        for players in (2, 3, 4):
+            eng = Engine(1, seed=players, num_players=players)
+            eng.playout(6, seed=2)
+            names = long[:players]
+            yield table_scene(eng, 0, viewer=0, names=names, layout=layout,
+                              last=LastMove(1, 26, (5, 7, 9), True))
+            yield table_scene(eng, 0, viewer=0, names=names, layout=layout, caption="move 12",
+                              last=LastMove(1, 26, (5,), False, (1, 2, 40), 1))
+            yield table_scene(eng, 0, reveal=True, layout=layout)
+        eng, teams = _rummy_midgame()
+        pile = eng.pile(0)
+        yield rummy_table_scene(eng, 0, 0, names=long, meld_teams=teams, deals=2, layout=layout,
+                                last=RummyLastMove(1, "take", tuple(pile[-5:])), caption="x")
+        yield rummy_table_scene(eng, 0, 2, names=long, ended=True, layout=layout)
+        yield rummy_table_scene(eng, 0, None, layout=layout)
+
+
+def test_no_text_under_the_minimum_size_and_every_line_inside_the_drawing() -> None:
+    """A phone shows the narrow layout at about 3/4 scale: text of MIN_TEXT units is
+    still 11 px there. Every line fits the drawing's width (DejaVu Sans, the font the
+    pixels are painted with and the page asks for)."""
+    from pasur_env.core.drawing import LAYOUTS, MIN_TEXT, _font
+
+    for scene in _scenes():
+        assert scene.width in LAYOUTS.values()
+        for t in _texts(scene.items):
+            assert t.size >= MIN_TEXT, (t.text, t.size)
+            w = _font(round(t.size), t.bold).getlength(t.text)
+            left = t.x - {"start": 0, "middle": w / 2, "end": w}[t.anchor]
+            assert 0 <= left and left + w <= scene.width + 0.5, (t.text, left, w, scene.width)
+
+
+def test_the_rummy_table_is_drawn_like_pasurs() -> None:
+    """Seats with their agent and role, the hidden hands face down (their cards never
+    named) but for the cards taken from the pile, the pile and the stock, both teams'
+    melds with a bar in the colour of the team whose points each card is, the last
+    move ringed and said."""
+    from pasur_env.core.drawing import to_svg
+    from pasur_env.rummy.cards import card_code
+    from pasur_env.rummy.drawing import TEAM_COLORS, RummyLastMove, rummy_table_scene
+    from pasur_env.rummy.kernels import state as RS
+
+    eng, teams = _rummy_midgame()
+    names = ["you", "greedy", "rollout", "random"]
+    top = eng.pile(0)[-1]
+    svg = to_svg(rummy_table_scene(eng, 0, 0, names=names, meld_teams=teams,
+                                   last=RummyLastMove(3, "discard", (top,))))
+    assert ">greedy<" in svg and ">rollout<" in svg and ">random<" in svg
+    assert ">partner<" in svg and svg.count(">opponent<") == 2
+    shown = set(re.findall(r'data-card="(\w+)"', svg))
+    known = {card_code(c) for s in (1, 2, 3) for c in eng.taken(0, s)}
+    hidden = {card_code(c) for s in (1, 2, 3) for c in eng.hand(0, s)} - known
+    assert shown.isdisjoint(hidden) and known <= shown
+    assert {card_code(c) for c in eng.hand(0, 0) + eng.pile(0)} <= shown
+    assert f'data-stock="{int(eng.stock_size[0])}"' in svg
+    assert "Your team&#x27;s melds" in svg and "Their team&#x27;s melds" in svg
+    credit0 = int(eng.state[0, RS.CREDIT])
+    melded = [c for m in eng.melds(0) for c in m]
+    assert melded and teams
+    bars = re.findall(r'<rect x="[\d.]+" y="[\d.]+" width="50.0" height="7.0" rx="2.0" '
+                      r'fill="(#\w+)"/>', svg)
+    want = [TEAM_COLORS[0 if (credit0 >> c) & 1 else 1] for c in melded]  # seat 0: team 0
+    assert sorted(bars) == sorted(want)  # one bar per melded card, in its team's colour
+    assert "random (opponent, right) discarded" in svg  # the last move, said and ringed
+    ring = re.search(rf'data-card="{card_code(top)}"><g transform="[^"]+">'
+                     r'<rect [^>]*fill="(#\w+)"', svg)
+    assert ring and ring.group(1) == "#e67e22"
+    every = to_svg(rummy_table_scene(eng, 0, None))  # a replay: every hand face up
+    assert {card_code(c) for s in range(4) for c in eng.hand(0, s)} <= set(
+        re.findall(r'data-card="(\w+)"', every))
 
 
 def test_rgb_array_frames() -> None:

@@ -49,7 +49,7 @@ def _words(obj: Any, deal: int) -> set[str]:
         if obj.get("round", deal) != deal and "text" in obj:
             return set()
         return set().union(*(_words(v, deal) for k, v in obj.items()
-                             if k not in ("sheet", "result")))
+                             if k not in ("sheet", "result", "svg")))  # pictures: below
     if isinstance(obj, list):
         return set().union(set(), *(_words(v, deal) for v in obj))
     return set(str(obj).replace("(", " ").replace(")", " ").replace(",", " ").split())
@@ -64,6 +64,12 @@ def _check_no_leak(table: RummyTable, response: dict[str, Any]) -> None:
     leaked = _words(view, view["deal"]) & _hidden(table)
     assert not leaked, leaked
     assert "deck" not in json.dumps(view)
+    if view["phase"] == "play":  # the drawn tables of this deal: no hidden card face up
+        pictures = [view["svg"]] + [e["svg"] for e in view["events"]
+                                    if e.get("svg") and e["round"] == view["deal"]]
+        drawn = {c for svg in pictures for c in re.findall(r'data-card="(\w+)"', svg)}
+        drawn |= set().union(*(_words(svg, 0) for svg in pictures))  # cards named in words
+        assert not drawn & _hidden(table), drawn & _hidden(table)
 
 
 def _play_through_api(client, body: dict[str, Any], rng: random.Random) -> dict[str, Any]:

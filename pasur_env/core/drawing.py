@@ -7,7 +7,9 @@ and the web page show the same drawing. The cards are drawn here (no third-party
 art): a rounded card, the rank in the corner over a small suit, a large suit or court
 letter in the middle; the suits are polygons and circles computed below. Each game
 lays out its own table from these (``pasur_env.pasur.drawing``,
-``pasur_env.rummy.drawing``).
+``pasur_env.rummy.drawing``) in one of two :data:`LAYOUTS`: ``narrow`` for a phone,
+``wide`` for a desktop screen, with the seats placed by :func:`places` and named by
+:func:`relation_word`, and no text smaller than :data:`MIN_TEXT`.
 """
 
 from __future__ import annotations
@@ -22,12 +24,45 @@ import numpy as np
 
 from pasur_env.core.cards import RANKS
 
-__all__ = ["Scene", "Group", "Rect", "Poly", "Circle", "Text", "card_scene", "to_svg", "to_rgb",
-           "CARD_W", "CARD_H"]
+__all__ = ["Scene", "Group", "Rect", "Poly", "Circle", "Text", "Sprite", "Placed", "sprite",
+           "card_scene", "to_svg", "to_rgb",
+           "CARD_W", "CARD_H", "LAYOUTS", "MIN_TEXT", "layout_width", "places",
+           "relation_word"]
 
 CARD_W, CARD_H = 56, 80
 RED, BLACK = "#c0392b", "#1d1d1d"
 FELT, INK, PALE = "#1f6b45", "#f4f1e8", "#cfe3d6"
+#: a drawing's width in units for each layout: ``narrow`` is shown on a phone (390 px:
+#: about 3/4 scale), ``wide`` beside the move log on a desktop screen (1280 px: about 1:1)
+LAYOUTS = {"narrow": 480, "wide": 880}
+#: the smallest text of a drawing, in units: at a phone's 3/4 scale it is still 11 px
+MIN_TEXT = 15
+
+
+def layout_width(layout: str) -> int:
+    """The width of a drawing in ``layout`` (:data:`LAYOUTS`); another name is refused."""
+    if not isinstance(layout, str) or layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    return LAYOUTS[layout]
+
+
+def places(num_players: int, viewer: int) -> dict[int, str]:
+    """Where each seat sits seen from ``viewer`` (at the bottom): play goes clockwise,
+    so the next seat is on the left and, at four, the partner opposite (top)."""
+    spots = {2: ["top"], 3: ["left", "right"], 4: ["left", "top", "right"]}[num_players]
+    out = {viewer: "bottom"}
+    for k, spot in enumerate(spots, start=1):
+        out[(viewer + k) % num_players] = spot
+    return out
+
+
+def relation_word(seat: int, viewer: int | None, same_side: bool) -> str:
+    """``you``, ``partner`` or ``opponent`` seen from ``viewer`` (None: ``player_k``)."""
+    if viewer is None:
+        return f"player_{seat}"
+    if seat == viewer:
+        return "you"
+    return "partner" if same_side else "opponent"
 
 
 # ---- primitives ---------------------------------------------------------------------------
@@ -77,6 +112,30 @@ class Group:
     attrs: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Sprite:
+    """Shapes drawn the same wherever they stand (a card's face or back): made into SVG
+    text once and shared by every :class:`Placed` copy, so a table of many cards is
+    written quickly (:func:`sprite`)."""
+
+    items: tuple[Any, ...]  # shapes, at the origin
+    svg: str
+
+
+@dataclass
+class Placed:
+    """A :class:`Sprite` with its top left corner at (x, y)."""
+
+    sprite: Sprite
+    x: float
+    y: float
+
+
+def sprite(items: list[Any]) -> Sprite:
+    """A sprite of shapes drawn at the origin."""
+    return Sprite(tuple(items), "".join(_svg_item(i) for i in items))
+
+
 @dataclass
 class Scene:
     width: int
@@ -124,13 +183,20 @@ def _suit_shapes(suit: int, cx: float, cy: float, size: float, fill: str) -> lis
 def card_scene(card: int, x: float, y: float, *, face_up: bool = True,
                attrs: dict[str, str] | None = None, ring: str | None = None) -> Group:
     """One card at (x, y): face up (rank, suits) or its back; ``ring`` outlines it."""
+    return Group([Placed(_card_sprite(card if face_up else -1, ring), x, y)], dict(attrs or {}))
+
+
+@lru_cache(maxsize=256)
+def _card_sprite(card: int, ring: str | None) -> Sprite:
+    """A card's face (``card`` -1: its back), ringed or not, at the origin."""
+    x = y = 0.0
     items: list[Any] = []
     if ring:
         items.append(Rect(x - 4, y - 4, CARD_W + 8, CARD_H + 8, ring, rx=9))
-    if not face_up:
+    if card < 0:
         items += [Rect(x, y, CARD_W, CARD_H, "#24457a", rx=6, stroke="#0e1f3a"),
                   Rect(x + 6, y + 6, CARD_W - 12, CARD_H - 12, "#3a66a8", rx=4)]
-        return Group(items, dict(attrs or {}))
+        return sprite(items)
     rank, suit = card // 4, card % 4
     color = RED if suit in (1, 2) else BLACK
     items.append(Rect(x, y, CARD_W, CARD_H, "#fffdf7", rx=6, stroke="#6b6b6b"))
@@ -141,11 +207,13 @@ def card_scene(card: int, x: float, y: float, *, face_up: bool = True,
                           "middle", bold=True))
     else:
         items += _suit_shapes(suit, x + CARD_W / 2 + 4, y + CARD_H / 2 + 8, 26, color)
-    return Group(items, dict(attrs or {}))
+    return sprite(items)
 
 
 # ---- SVG --------------------------------------------------------------------------------------
 def _svg_item(item: Any) -> str:
+    if isinstance(item, Placed):
+        return f'<g transform="translate({item.x:.1f},{item.y:.1f})">{item.sprite.svg}</g>'
     if isinstance(item, Group):
         attrs = "".join(f' {k}="{escape(v)}"' for k, v in item.attrs.items())
         return f"<g{attrs}>" + "".join(_svg_item(i) for i in item.items) + "</g>"
@@ -187,22 +255,26 @@ def _font(size: int, bold: bool) -> Any:
     return ImageFont.load_default(size=size)
 
 
-def _paint(draw: Any, item: Any) -> None:
-    if isinstance(item, Group):
+def _paint(draw: Any, item: Any, dx: float = 0.0, dy: float = 0.0) -> None:
+    """Paint ``item`` moved by (dx, dy)."""
+    if isinstance(item, Placed):
+        for i in item.sprite.items:
+            _paint(draw, i, dx + item.x, dy + item.y)
+    elif isinstance(item, Group):
         for i in item.items:
-            _paint(draw, i)
+            _paint(draw, i, dx, dy)
     elif isinstance(item, Rect):
-        box = (item.x, item.y, item.x + item.w, item.y + item.h)
+        box = (item.x + dx, item.y + dy, item.x + dx + item.w, item.y + dy + item.h)
         draw.rounded_rectangle(box, radius=item.rx, fill=item.fill, outline=item.stroke,
                                width=max(1, round(item.stroke_width)) if item.stroke else 0)
     elif isinstance(item, Poly):
-        draw.polygon(item.points, fill=item.fill)
+        draw.polygon([(x + dx, y + dy) for x, y in item.points], fill=item.fill)
     elif isinstance(item, Circle):
-        draw.ellipse((item.cx - item.r, item.cy - item.r, item.cx + item.r, item.cy + item.r),
-                     fill=item.fill)
+        cx, cy = item.cx + dx, item.cy + dy
+        draw.ellipse((cx - item.r, cy - item.r, cx + item.r, cy + item.r), fill=item.fill)
     else:
         anchor = {"start": "ls", "middle": "ms", "end": "rs"}[item.anchor]
-        draw.text((item.x, item.y), item.text, fill=item.fill, anchor=anchor,
+        draw.text((item.x + dx, item.y + dy), item.text, fill=item.fill, anchor=anchor,
                   font=_font(round(item.size), item.bold))
 
 

@@ -9,8 +9,10 @@ The picture is laid out like a card table seen from the viewing seat: that seat 
 bottom, the others around the table in play order (at four, the partner opposite), each
 named and called *you*, *partner* or *opponent*; the table's cards in the middle, the
 last move (:class:`LastMove`: the card, what it took, a sur) above them, and at a
-round's end the cards left going to the last capturer. It is 480 units wide, so a phone
-shows the cards at about three quarters of their size.
+round's end the cards left going to the last capturer. Its width is the layout's
+(:data:`~pasur_env.core.drawing.LAYOUTS`: 480 units for a phone, which shows the cards at
+about three quarters of their size, 880 for a desktop screen); no text is smaller than
+:data:`~pasur_env.core.drawing.MIN_TEXT` units, so a phone shows none under 11 px.
 
 The picture shows only what the viewing seat may see: other seats' cards face down
 (their Ru Baaz face-up card excepted), the stock as a face-down pile with its size.
@@ -28,12 +30,16 @@ from pasur_env.core.drawing import (  # noqa: F401 - re-exported: the picture AP
     CARD_W,
     FELT,
     INK,
+    MIN_TEXT,
     PALE,
     Group,
     Rect,
     Scene,
     Text,
     card_scene,
+    layout_width,
+    places,
+    relation_word,
     to_rgb,
     to_svg,
 )
@@ -48,9 +54,11 @@ __all__ = ["Scene", "LastMove", "places", "relation", "table_scene", "card_scene
 
 
 # ---- the table ------------------------------------------------------------------------------
-#: the drawing's size: narrow enough that a phone (390 px) shows the cards at about 3/4 scale
-WIDTH, HEIGHT = 480, 640
+#: the drawing's height (its width is the layout's)
+HEIGHT = 680
 LAST_RING, HOT, GOLD = "#e67e22", "#c0392b", "#f1c40f"
+T, BIG = MIN_TEXT, MIN_TEXT + 2  # text sizes: every line, and names and titles
+LINE = T + 3  # one line of text
 
 
 @dataclass(frozen=True)
@@ -69,23 +77,10 @@ class LastMove:
     leftover_to: int | None = None
 
 
-def places(num_players: int, viewer: int) -> dict[int, str]:
-    """Where each seat sits seen from ``viewer`` (at the bottom): play goes clockwise,
-    so the next seat is on the left and, at four, the partner opposite (top)."""
-    spots = {2: ["top"], 3: ["left", "right"], 4: ["left", "top", "right"]}[num_players]
-    out = {viewer: "bottom"}
-    for k, spot in enumerate(spots, start=1):
-        out[(viewer + k) % num_players] = spot
-    return out
-
-
 def relation(engine: Engine, seat: int, viewer: int | None) -> str:
     """``you``, ``partner`` or ``opponent`` seen from ``viewer`` (else ``player_k``)."""
-    if viewer is None:
-        return f"player_{seat}"
-    if seat == viewer:
-        return "you"
-    return "partner" if engine.rules.side_of(seat) == engine.rules.side_of(viewer) else "opponent"
+    same = viewer is not None and engine.rules.side_of(seat) == engine.rules.side_of(viewer)
+    return relation_word(seat, viewer, same)
 
 
 def _cards(cards: list[int], x: float, y: float, dx: float, dy: float,
@@ -101,8 +96,14 @@ def _cards(cards: list[int], x: float, y: float, dx: float, dy: float,
     return out
 
 
+def _side_x(spot: str, width: int) -> tuple[float, float]:
+    """Where the table's middle is at this width: between the side seats' columns."""
+    return (8.0, width - 8.0) if spot == "two" else (CARD_W + 60.0, width - CARD_W - 60.0)
+
+
 def _seat(engine: Engine, game: int, seat: int, spot: str, viewer: int | None, reveal: bool,
-          names: list[str] | None, marks: dict[int, str], hands: bool) -> list[Any]:
+          names: list[str] | None, marks: dict[int, str], hands: bool,
+          width: int) -> list[Any]:
     """A seat at its place: its name (agent), who it is to the viewer, its side's counts
     and its hand (face down unless the viewer may see it)."""
     st = engine.state[game]
@@ -127,26 +128,27 @@ def _seat(engine: Engine, game: int, seat: int, spot: str, viewer: int | None, r
     def attrs(c: int) -> dict[str, str]:
         return {"class": "card hand", "data-card": str(c)}
 
-    title, cx = " · ".join([who, *tags]), WIDTH / 2
+    title, cx = " · ".join([who, *tags]), width / 2
     if spot == "bottom":
         x0 = cx - (len(hand) * (CARD_W + 8) - 8) / 2
-        return [Text(cx, HEIGHT - 24, title, 15, color, "middle", bold=True),
-                Text(cx, HEIGHT - 8, " · ".join(stats), 12, PALE, "middle"),
-                *_cards(hand, x0, HEIGHT - 122, CARD_W + 8, 0, visible, attrs, marks)]
+        return [Text(cx, HEIGHT - 28, title, BIG, color, "middle", bold=True),
+                Text(cx, HEIGHT - 9, " · ".join(stats), T, PALE, "middle"),
+                *_cards(hand, x0, HEIGHT - 134, CARD_W + 8, 0, visible, attrs, marks)]
     if spot == "top":
         dx = CARD_W + 4 if reveal or viewer is None or faceup >= 0 else 22
         x0 = cx - ((len(hand) - 1) * dx + CARD_W) / 2
-        return [Text(cx, 16, who, 14, color, "middle", bold=True),
-                Text(cx, 30, " · ".join(tags + stats[:1]), 11, color, "middle"),
-                Text(cx, 43, " · ".join(stats[1:]), 11, PALE, "middle"),
-                *_cards(hand, x0, 50, dx, 0, visible, attrs, marks)]
-    x, anchor = (8, "start") if spot == "left" else (WIDTH - 8, "end")
-    lines = [who, *tags, " · ".join(stats[0:4:3]), " · ".join(stats[1:3])]
-    out: list[Any] = [Text(x, 150 + 14 * k, t, 14 if k == 0 else 11, color if k == 0 else PALE,
-                           anchor, bold=k == 0) for k, t in enumerate(lines) if t]
-    y = 150 + 14 * len(lines) - 6
-    cards_x = 8 if spot == "left" else WIDTH - 8 - CARD_W
-    return out + _cards(hand, cards_x, y, 0, 26, visible, attrs, marks)
+        return [Text(cx, 20, who, BIG, color, "middle", bold=True),
+                Text(cx, 20 + LINE, " · ".join(tags + stats[:1]), T, color, "middle"),
+                Text(cx, 20 + 2 * LINE, " · ".join(stats[1:]), T, PALE, "middle"),
+                *_cards(hand, x0, 66, dx, 0, visible, attrs, marks)]
+    # a side seat: a column of short lines (a phone's column is narrow), then its cards
+    x, anchor = (8, "start") if spot == "left" else (width - 8, "end")
+    lines = [who, *tags, *stats]
+    y0 = 168
+    out: list[Any] = [Text(x, y0 + LINE * k, t, BIG if k == 0 else T, color if k == 0 else PALE,
+                           anchor, bold=k == 0) for k, t in enumerate(lines)]
+    cards_x = 8 if spot == "left" else width - 8 - CARD_W
+    return out + _cards(hand, cards_x, y0 + LINE * len(lines) - 8, 0, 26, visible, attrs, marks)
 
 
 def _table_cards(cards: list[int], x0: float, x1: float, y0: float, y1: float,
@@ -173,32 +175,32 @@ def _table_cards(cards: list[int], x0: float, x1: float, y0: float, y1: float,
 
 
 def _badge(x: float, y: float, text: str, fill: str) -> list[Any]:
-    w = 9 * len(text) + 12
-    return [Rect(x, y - 15, w, 20, fill, rx=10), Text(x + w / 2, y, text, 13, INK, "middle",
+    w = 10 * len(text) + 14
+    return [Rect(x, y - 16, w, 22, fill, rx=11), Text(x + w / 2, y, text, T, INK, "middle",
                                                      bold=True)]
 
 
-def _last_move(engine: Engine, last: LastMove, viewer: int | None, names: list[str] | None,
-               x0: float, x1: float, y: float) -> list[Any]:
-    """The last move in a strip above the table: who, the card played, what it took."""
+def _last_move(last: LastMove, names: list[str] | None, x0: float, x1: float,
+               y: float) -> list[Any]:
+    """The last move in a strip above the table: who, the card played, what it took
+    (the seat's place says who that is to the viewer)."""
     who = names[last.seat] if names else f"player_{last.seat}"
-    rel = relation(engine, last.seat, viewer)
-    who = "You" if who == "you" else f"{who} ({rel})" if viewer is not None else who
+    who = "You" if who == "you" else who
     verb = "played" if last.taken or last.leftover is not None else "laid"
-    items: list[Any] = [Text(x0, y + 12, f"{who} {verb}", 13, INK, bold=True)]
-    items.append(card_scene(last.card, x0, y + 20, ring=LAST_RING,
+    items: list[Any] = [Text(x0, y + 14, f"{who} {verb}", T, INK, bold=True)]
+    items.append(card_scene(last.card, x0, y + 22, ring=LAST_RING,
                             attrs={"class": "played", "data-played": str(last.card)}))
-    x = x0 + CARD_W + 14
+    x = x0 + CARD_W + 12
     if last.taken:
-        items.append(Text(x, y + 40, "took", 12, PALE))
-        for k, c in enumerate(last.taken):
-            items.append(card_scene(c, x + 34 + k * min(30, (x1 - x - 34 - CARD_W) /
-                                                        max(1, len(last.taken) - 1)),
-                                    y + 20, attrs={"class": "taken"}))
+        items.append(Text(x, y + 42, "took", T, PALE))
+        x += 40
+        step = min(CARD_W + 4.0, (x1 - x - CARD_W) / max(1, len(last.taken) - 1))
+        items += [card_scene(c, x + k * step, y + 22, attrs={"class": "taken"})
+                  for k, c in enumerate(last.taken)]
     elif last.leftover is None:
-        items.append(Text(x, y + 60, "on the table", 12, PALE))
+        items.append(Text(x, y + 66, "on the table", T, PALE))
     if last.sur:
-        items += _badge(x1 - 50, y + 12, "SUR", HOT)
+        items += _badge(x1 - 54, y + 14, "SUR", HOT)
     return items
 
 
@@ -206,24 +208,42 @@ def _leftover(engine: Engine, last: LastMove, viewer: int | None, names: list[st
               x0: float, x1: float, y0: float, y1: float) -> list[Any]:
     """A round's end: the cards left on the table and whose side they go to."""
     left = list(last.leftover or ())
+    n = len(left)
     if last.leftover_to is None:
-        text = "Nobody captured: the cards stay uncounted" if left else ""
+        lines = ["Nobody captured:", "the cards stay uncounted"] if left else []
     else:
         rel = relation(engine, last.leftover_to, viewer)
         who = names[last.leftover_to] if names else f"player_{last.leftover_to}"
         owner = "your side" if rel in ("you", "partner") else f"{who} ({rel})"
-        n = len(left)
-        text = (f"The {n} card{'s' * (n != 1)} left go{'es' * (n == 1)} to {owner}, "
-                "the last capturer" if left else "The table is empty")
-    return [Text(WIDTH / 2, y0 + 4, "Round over", 16, GOLD, "middle", bold=True),
-            Text(WIDTH / 2, y0 + 22, text, 12, INK, "middle"),
-            *_table_cards(left, x0, x1, y0 + 32, y1, {c: GOLD for c in left}, attrs=False)]
+        lines = ([f"The {n} card{'s' * (n != 1)} left go{'es' * (n == 1)} to",
+                  f"{owner}, the last capturer"] if left else ["The table is empty"])
+    cx = (x0 + x1) / 2
+    return [Text(cx, y0 + 4, "Round over", BIG, GOLD, "middle", bold=True),
+            *[Text(cx, y0 + 4 + LINE * (k + 1), t, T, INK, "middle") for k, t in
+              enumerate(lines)],
+            *_table_cards(left, x0, x1, y0 + 14 + LINE * 3, y1, {c: GOLD for c in left},
+                          attrs=False)]
+
+
+def _corners(st: Any, ended: bool, width: int) -> list[Any]:
+    """The round and deal (top right) and the stock with its size (top left)."""
+    items: list[Any] = [Text(width - 8, 20, "round over" if ended else
+                             f"round {int(st[K.ROUND]) + 1}", T, PALE, "end")]
+    if not ended:
+        items.append(Text(width - 8, 20 + LINE, f"deal {int(st[K.DEAL]) + 1}", T, PALE, "end"))
+    stock = 0 if ended else 52 - int(st[K.STOCK_POS])
+    if stock:
+        items.append(Group([Rect(8, 8, 34, 48, "#24457a", rx=4, stroke="#0e1f3a"),
+                            Rect(12, 12, 26, 40, "#3a66a8", rx=3),
+                            Text(8, 56 + LINE, f"stock {stock}", T, PALE)],
+                           {"class": "stock"}))
+    return items
 
 
 def table_scene(engine: Engine, game: int = 0, viewer: int | None = None, *,
                 reveal: bool = False, names: list[str] | None = None,
                 marks: dict[int, str] | None = None, caption: str = "",
-                last: LastMove | None = None) -> Scene:
+                last: LastMove | None = None, layout: str = "narrow") -> Scene:
     """The table of one game as seen by ``viewer`` (None or ``reveal``: every hand).
 
     The viewer sits at the bottom, the others around the table in play order (the
@@ -231,34 +251,27 @@ def table_scene(engine: Engine, game: int = 0, viewer: int | None = None, *,
     outlines cards with a colour (the web page's legal cards); ``last`` shows a move
     on the table (the card, what it took, a sur), and with ``leftover`` set, a round's
     end: the hands are not drawn (the next deal is not shown yet), the cards left on
-    the table go to the last capturer. ``caption`` is a line of text at the bottom.
+    the table go to the last capturer. ``caption`` is a line of text at the bottom;
+    ``layout`` (``narrow``, ``wide``) sets the width.
     """
+    width = layout_width(layout)
     P = engine.num_players
     st = engine.state[game]
     marks = dict(marks or {})
     ended = last is not None and last.leftover is not None
-    me = viewer if viewer is not None else 0
-    spots = places(P, me)
-    items: list[Any] = [Text(WIDTH - 8, 16, "round over" if ended else
-                             f"round {int(st[K.ROUND]) + 1}", 12, PALE, "end")]
-    items += [] if ended else [Text(WIDTH - 8, 30, f"deal {int(st[K.DEAL]) + 1}", 12, PALE, "end")]
-    stock = 0 if ended else 52 - int(st[K.STOCK_POS])
-    if stock:
-        items.append(Group([Rect(8, 8, 34, 48, "#24457a", rx=4, stroke="#0e1f3a"),
-                            Rect(12, 12, 26, 40, "#3a66a8", rx=3),
-                            Text(25, 70, f"stock {stock}", 10, PALE, "middle")],
-                           {"class": "stock"}))
+    spots = places(P, viewer if viewer is not None else 0)
+    items = _corners(st, ended, width)
     for seat, spot in spots.items():
-        items += _seat(engine, game, seat, spot, viewer, reveal, names, marks, not ended)
-    x0, x1 = (8.0, WIDTH - 8.0) if P == 2 else (CARD_W + 40.0, WIDTH - CARD_W - 40.0)
-    y_last, y_table, y_end = 140, 254, HEIGHT - 132
+        items += _seat(engine, game, seat, spot, viewer, reveal, names, marks, not ended, width)
+    x0, x1 = _side_x("two" if P == 2 else "sides", width)
+    y_last, y_table, y_end = 152, 266, HEIGHT - 146
     pend = int(st[K.PENDING]) if st[K.PHASE] == K.CAPTURE else -1
     if pend >= 0:
-        last = LastMove(int(st[K.MOVER]), pend)
-        items += [Text(x0, y_last + 12, f"{relation(engine, last.seat, viewer)} is playing",
-                       13, INK, bold=True), card_scene(pend, x0, y_last + 20, ring=GOLD)]
+        who = relation(engine, int(st[K.MOVER]), viewer)
+        items += [Text(x0, y_last + 14, f"{who} is playing", T, INK, bold=True),
+                  card_scene(pend, x0, y_last + 22, ring=GOLD)]
     elif last is not None:
-        items += _last_move(engine, last, viewer, names, x0, x1, y_last)
+        items += _last_move(last, names, x0, x1, y_last)
         if not last.taken and not ended:
             marks.setdefault(last.card, LAST_RING)
     if ended:
@@ -268,6 +281,6 @@ def table_scene(engine: Engine, game: int = 0, viewer: int | None = None, *,
         items += _table_cards(cards_of(int(st[K.TABLE])), x0, x1, y_table, y_end, marks)
     height = HEIGHT
     if caption:
-        height += 24
-        items.append(Text(8, height - 7, caption, 13, PALE))
-    return Scene(WIDTH, height, items)
+        height += LINE + 8
+        items.append(Text(8, height - 8, caption, T, PALE))
+    return Scene(width, height, items)

@@ -18,7 +18,10 @@ route                                       what it does
                                             its positions, all hands shown
 ==========================================  =======================================================
 
-Every view carries ``game`` and ``version`` (bumped by every state change). Status codes:
+Every view carries ``game`` and ``version`` (bumped by every state change) and the table
+drawn as SVG in the layout the page asks for (``?layout=narrow``, the default, for a
+phone; ``?layout=wide`` for a desktop screen) on every route answering with a view.
+Status codes:
 a malformed field gets a 422 naming it; a move the rules refuse, an unknown agent or
 rule flag, a record that does not replay a 400 with the reason; an unknown or expired
 id a 404; a move made against another version than the current one a 409 (nothing
@@ -36,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import Body, FastAPI, HTTPException, Query
 from fastapi.responses import FileResponse, JSONResponse
@@ -68,6 +71,9 @@ FORM_FLAGS = ("target_score", "sur_points", "sur_cancel", "jack_sur", "initial_j
               "clubs_points", "clubs_rule", "open_hand")
 #: the table class of each game the server offers
 TABLES: dict[str, type[TableGame]] = {"pasur": PasurTable, "persian_rummy": RummyTable}
+#: the layouts of the drawn table a view can ask for (``?layout=``)
+Layout = Literal["narrow", "wide"]
+LAYOUT = Query("narrow", description="the drawing's layout: narrow (a phone) or wide")
 #: each game's drawing of a page of replay positions, ``(replay, positions) -> frames``
 FRAMES: dict[str, Callable[[Any, range], list[dict[str, Any]]]] = {
     "pasur": pasur_frames, "persian_rummy": rummy_frames}
@@ -117,8 +123,8 @@ def _new_table(body: dict[str, Any]) -> TableGame:
     return TABLES[game].from_form(form, new_seed() if seed is None else seed)
 
 
-def _view(game: TableGame) -> dict[str, Any]:
-    return {**game.view(), "game": game.game, "version": game.version}
+def _view(game: TableGame, layout: str = "narrow") -> dict[str, Any]:
+    return {**game.view(layout), "game": game.game, "version": game.version}
 
 
 def _replay_page(body: Any, start: int, count: int | None, limits: Limits) -> dict[str, Any]:
@@ -180,11 +186,12 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
         return _setup()
 
     @app.post("/api/games", status_code=201)
-    def new_game(body: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
+    def new_game(body: dict[str, Any] = Body(...),  # noqa: B008
+                 layout: Layout = LAYOUT) -> dict[str, Any]:
         def make() -> dict[str, Any]:
             game = _new_table(body)
             gid = store.add(game)
-            return {"id": gid, "view": _view(game)}
+            return {"id": gid, "view": _view(game, layout)}
 
         return _guard(make)
 
@@ -197,11 +204,12 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
         return _guard(run)
 
     @app.get("/api/games/{gid}")
-    def get_game(gid: str) -> dict[str, Any]:
-        return with_game(gid, _view)
+    def get_game(gid: str, layout: Layout = LAYOUT) -> dict[str, Any]:
+        return with_game(gid, lambda g: _view(g, layout))
 
     @app.post("/api/games/{gid}/move")
-    def move(gid: str, body: dict[str, Any] = Body(...)) -> dict[str, Any]:  # noqa: B008
+    def move(gid: str, body: dict[str, Any] = Body(...),  # noqa: B008
+             layout: Layout = LAYOUT) -> dict[str, Any]:
         def play(g: TableGame) -> dict[str, Any]:
             fields = dict(body)
             if fields.get("version") is None:
@@ -210,15 +218,16 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
             version = _int_field(fields, "version", 0, 2**62)
             del fields["version"]
             g.apply(lambda: g.play(fields), version)
-            return _view(g)
+            return _view(g, layout)
 
         return with_game(gid, play)
 
     @app.post("/api/games/{gid}/continue")
-    def resume(gid: str, body: dict[str, Any] | None = Body(None)) -> dict[str, Any]:  # noqa: B008
+    def resume(gid: str, body: dict[str, Any] | None = Body(None),  # noqa: B008
+               layout: Layout = LAYOUT) -> dict[str, Any]:
         def go_on(g: TableGame) -> dict[str, Any]:
             g.apply(g.resume, _int_field(body or {}, "version", 0, 2**62))
-            return _view(g)
+            return _view(g, layout)
 
         return with_game(gid, go_on)
 

@@ -163,7 +163,9 @@ class PasurTable(TableGame):
         self.events: list[Event] = []
         self.sheet: list[dict[str, Any]] | None = None  # the round's score sheet, while paused
         self.rounds = 0
-        self.pictures: dict[int, str] = {}  # the table after each of the latest events
+        # the table after each of the latest events (an engine copy and its last move,
+        # drawn when sent, in the layout the page asks for)
+        self.pictures: dict[int, tuple[Engine, LastMove | None]] = {}
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.advance()
@@ -244,7 +246,7 @@ class PasurTable(TableGame):
             # the cards still on the table after this move go to the last capturer's side
             left = [c for c in before if c not in taken] if taken else sorted(before + [card])
             self._round_over(info, round_no, left, seat if taken else last_cap)
-        picture = self._picture()  # the table after this move, as the page animates it
+        picture = (eng.copy(), self._last_move())  # the table after this move, to animate
         for seq in range(first, len(self.events) + 1):
             self.pictures[seq] = picture
 
@@ -383,10 +385,14 @@ class PasurTable(TableGame):
                         m["sur"], tuple(parse_cards(end["leftover"])) if end else None,
                         end["leftover_to"] if end else None)
 
-    def _picture(self, marks: dict[int, str] | None = None) -> str:
-        """The table as the person sees it now, the last move on it (SVG)."""
-        return to_svg(table_scene(self.engine, 0, viewer=self.human, names=self.names,
-                                  marks=marks, last=self._last_move()))
+    def _picture(self, layout: str, marks: dict[int, str] | None = None,
+                 engine: Engine | None = None, last: LastMove | None = None) -> str:
+        """The table as the person sees it (now, or ``engine`` after the move ``last``),
+        the last move on it, in ``layout`` (SVG)."""
+        if engine is None:
+            engine, last = self.engine, self._last_move()
+        return to_svg(table_scene(engine, 0, viewer=self.human, names=self.names,
+                                  marks=marks, last=last, layout=layout))
 
     def _news(self) -> int:
         """Where the events the page has not shown yet begin: at the person's last move, or
@@ -401,16 +407,23 @@ class PasurTable(TableGame):
                 return k + 1
         return 0
 
-    def _new_events(self) -> list[dict[str, Any]]:
-        """The events since the person's last move, each with the table after it (the
-        page animates them in turn); older pictures are dropped."""
+    def _new_events(self, layout: str) -> list[dict[str, Any]]:
+        """The events since the person's last move, each with the table after it in
+        ``layout`` (the page animates them in turn); older pictures are dropped."""
         start = self._news()
         self.pictures = {k: v for k, v in self.pictures.items() if k > start}
-        return [{"kind": e.kind, **e.data, "svg": self.pictures.get(e.data["seq"])}
-                for e in self.events[start:]]
+        drawn: dict[int, str] = {}  # a move and the round's end it made share a picture
+        out = []
+        for e in self.events[start:]:
+            pic = self.pictures.get(e.data["seq"])
+            if pic is not None and id(pic) not in drawn:
+                drawn[id(pic)] = self._picture(layout, engine=pic[0], last=pic[1])
+            out.append({"kind": e.kind, **e.data, "svg": drawn.get(id(pic)) if pic else None})
+        return out
 
-    def view(self) -> dict[str, Any]:
-        """Everything the person's seat may know, and the table drawn for it (SVG)."""
+    def view(self, layout: str = "narrow") -> dict[str, Any]:
+        """Everything the person's seat may know, and the table drawn for it (SVG) in
+        ``layout`` (``narrow``, ``wide``)."""
         eng, st, P = self.engine, self.engine.state[0], self.rules.num_players
         opts = self.options()
         faceup = eng.faceup(0)
@@ -436,9 +449,9 @@ class PasurTable(TableGame):
             "legal": {card_code(c): [[card_code(x) for x in o] for o in v]
                       for c, v in opts.items()},
             "seats": seats, "sides": self._sides(), "sheet": self.sheet,
-            "events": self._new_events(),
+            "events": self._new_events(layout),
             "log": [{"kind": e.kind, **e.data} for e in self.events[-self.LOG_LENGTH:]],
             "result": self.record.result if self.over else None,
             "target": self.rules.target_score,
-            "svg": self._picture({c: LEGAL_RING for c in opts}),
+            "svg": self._picture(layout, {c: LEGAL_RING for c in opts}),
         }  # fmt: skip

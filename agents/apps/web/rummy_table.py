@@ -15,8 +15,11 @@ hand, the discard pile (all of it, spread out), the stock's size, every meld wit
 team credited for each card, the other seats' card counts and the cards they took
 from the pile (public), the legal actions grouped for the page, the moves since the
 last request (``events``), the whole log numbered by round and move, the round's
-score sheet and the winner. Never another hand or the stock order: the stock cards
-drawn by others are not named anywhere. The terminal play (``pasur play --game
+score sheet and the winner, and the table drawn for that seat (``svg``: Pasur's drawing
+style, :func:`pasur_env.rummy.drawing.rummy_table_scene`, in the layout the page asks
+for; each event with the table after it, so the page can show the agents' moves one at
+a time). Never another hand or the stock order: the stock cards drawn by others are not
+named or drawn anywhere. The terminal play (``pasur play --game
 persian_rummy``, :mod:`agents.apps.terminal`) runs on this same class.
 """
 
@@ -38,8 +41,8 @@ from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.actions import action_str, parse_action
-from pasur_env.rummy.cards import RUN_POS, VALUE_OF, card_code, card_str, cards_of
-from pasur_env.rummy.drawing import rummy_table_scene
+from pasur_env.rummy.cards import VALUE_OF, card_code, card_str, cards_of, parse_card
+from pasur_env.rummy.drawing import RummyLastMove, meld_in_order, rummy_table_scene
 from pasur_env.rummy.engine import RummyEngine, RummyStepInfo
 from pasur_env.rummy.record import RummyGameRecord, replay
 from pasur_env.rummy.rules import RummyRules, make_rummy_rules
@@ -52,6 +55,8 @@ HINT_AGENTS = ("rollout", "greedy")
 #: the fields of the start form (``RummyTable.from_form``)
 FORM_FIELDS = ("seat", "opponents", "flags", "deck", "dealer", "episode", "players")
 _MOVE_FIELDS = ("action", "version")
+#: the ring of what the person may click on the drawn table (Pasur's legal ring)
+LEGAL_RING = "#f1c40f"
 
 
 def _codes(cards: Sequence[int]) -> list[str]:
@@ -65,12 +70,6 @@ def _card_of(a: int) -> int | None:
         if lo <= a < hi:
             return a - lo
     return None
-
-
-def _in_order(mask: int) -> list[int]:
-    """The cards of a meld as they lie: a run in run order (aces high), else by id."""
-    cards = cards_of(mask)
-    return sorted(cards, key=lambda c: int(RUN_POS[c])) if K.meld_kind(mask) == "run" else cards
 
 
 def _value(mask: int) -> int:
@@ -130,6 +129,10 @@ class RummyTable(TableGame):
         self.move_no = 0  # moves in the current round
         self.meld_team: list[int] = []  # the team that laid each meld of this deal
         self.seen = 0  # events the person has been sent
+        # the table after each event not sent yet (drawn when sent), and a round's final
+        # position (shown while its summary waits), each with the team of each meld
+        self.frames: dict[int, tuple[RummyEngine, RummyLastMove | None, tuple[int, ...]]] = {}
+        self.final: tuple[RummyEngine, tuple[int, ...]] | None = None
         self.lock = threading.Lock()
         self.last_used = time.monotonic()
         self.advance()
@@ -188,17 +191,18 @@ class RummyTable(TableGame):
         """Every mutable part but the agents (the base undoes a failed move with it)."""
         return (self.engine.state.copy(), len(self.record.actions), self.record.result,
                 len(self.events), self.sheet, self.rounds, self.move_no, list(self.meld_team),
-                self.seen, self.version)
+                self.seen, self.version, self.final)
 
     def restore(self, snap: tuple[Any, ...]) -> None:
         """Back to a :meth:`snapshot`."""
         (state, n_actions, result, n_events, self.sheet, self.rounds, self.move_no,
-         meld_team, self.seen, self.version) = snap
+         meld_team, self.seen, self.version, self.final) = snap
         self.engine.state[:] = state
         del self.record.actions[n_actions:]
         self.record.result = result
         del self.events[n_events:]
         self.meld_team = list(meld_team)
+        self.frames = {k: v for k, v in self.frames.items() if k <= n_events}
 
     # ---- moving ------------------------------------------------------------------------
     def _who(self, seat: int) -> str:
@@ -216,12 +220,17 @@ class RummyTable(TableGame):
         info = eng.step(np.array([action], dtype=np.int64))
         self.record.actions.append(int(action))
         data = self._describe(seat, int(action), before)
+        if info.round_end[0]:  # the round's final position, before the next deal
+            probe.params = self.rules.as_params(episode_round=True)
+            probe.step(np.array([action], dtype=np.int64))
+        after = probe if info.round_end[0] else eng.copy()
         if data is not None:
             self.move_no += 1
             self._log("move", {"seat": seat, **data})
+            self.frames[len(self.events)] = (after, self._last_of(self.events[-1].data),
+                                             tuple(self.meld_team))
         if info.round_end[0]:
-            probe.params = self.rules.as_params(episode_round=True)
-            probe.step(np.array([action], dtype=np.int64))
+            self.final = (probe, tuple(self.meld_team))
             self._round_over(info, probe.state[0], seat)
 
     def _log(self, kind: str, data: dict[str, Any]) -> None:
@@ -248,7 +257,7 @@ class RummyTable(TableGame):
                     "text": f"{who} {verb('take')} {' '.join(card_str(c) for c in taken)} from "
                     f"the pile (must meld {card_str(a - K.TAKE0)})"}
         if a == K.MELD_ACTION:
-            cards = _in_order(int(st[K.PICKED]))
+            cards = meld_in_order(int(st[K.PICKED]))
             self.meld_team.append(seat % 2)
             return {"what": "meld", "cards": _codes(cards), "meld": int(st[K.NMELDS]),
                     "text": f"{who} {verb('meld')} {' '.join(card_str(c) for c in cards)}"}
@@ -442,7 +451,7 @@ class RummyTable(TableGame):
         st = self.engine.state[0]
         credit0, out = int(st[K.CREDIT]), []
         for m, mask in enumerate(st[K.MELD:K.MELD + st[K.NMELDS]].tolist()):
-            cards = _in_order(int(mask))
+            cards = meld_in_order(int(mask))
             out.append({"index": m, "cards": _codes(cards), "kind": K.meld_kind(int(mask)),
                         "teams": [0 if (credit0 >> c) & 1 else 1 for c in cards],
                         "team": self.meld_team[m] if m < len(self.meld_team) else None})
@@ -469,12 +478,49 @@ class RummyTable(TableGame):
                                         else "The other team wins.")
         return {"team": None if w < 0 else w, "yours": w == self.human % 2, "text": text}
 
-    def view(self) -> dict[str, Any]:
-        """Everything the person's seat may know (module docstring); the events since the
-        last request are sent once."""
+    # ---- the drawn table ------------------------------------------------------------
+    @staticmethod
+    def _last_of(data: dict[str, Any]) -> RummyLastMove:
+        """An event's move, to mark on the table (its cards ringed where they lie)."""
+        cards = data.get("cards") or ([data["card"]] if "card" in data else [])
+        return RummyLastMove(data["seat"], data["what"], tuple(parse_card(c) for c in cards))
+
+    def _draw(self, eng: RummyEngine, last: RummyLastMove | None, teams: Sequence[int],
+              layout: str, ended: bool = False, legal: dict[str, Any] | None = None) -> str:
+        """The table of ``eng`` (``teams``: the team that laid each meld) as the person
+        sees it, in ``layout`` (SVG); ``legal`` rings what the person may click."""
+        marks: dict[int, str] = {}
+        if legal:
+            for c in (*legal["take"], *legal["pick"], *legal["discard"], *legal["lay_off"]):
+                marks[parse_card(c)] = LEGAL_RING
+        return to_svg(rummy_table_scene(
+            eng, 0, self.human, names=self.names, marks=marks, last=last, ended=ended,
+            stock_mark=LEGAL_RING if legal and legal["stock"] else None,
+            meld_teams=teams, deals=self.deals, layout=layout))
+
+    def _picture(self, layout: str, legal: dict[str, Any]) -> str:
+        """The table now: a round's final position while its summary waits (or the game's
+        at its end), else the live table with the last move of this deal marked."""
+        if (self.paused or self.over) and self.final is not None:
+            last = next((self._last_of(e.data) for e in reversed(self.events)
+                         if e.kind == "move"), None)
+            eng, teams = self.final
+            return self._draw(eng, last, teams, layout, ended=True)
+        e = self.events[-1] if self.events else None
+        last = self._last_of(e.data) if e and e.kind == "move" else None
+        return self._draw(self.engine, last, self.meld_team, layout, legal=legal)
+
+    def view(self, layout: str = "narrow") -> dict[str, Any]:
+        """Everything the person's seat may know (module docstring), the table drawn in
+        ``layout`` (``narrow``, ``wide``); the events since the last request are sent
+        once, each with the table after it."""
         eng, st = self.engine, self.engine.state[0]
         phase, step = self._phase()
         new, self.seen = self.events[self.seen:], len(self.events)
+        shown = [{**e.data, "svg": self._draw(*self.frames[e.data["seq"]], layout)
+                  if e.data["seq"] in self.frames else None} for e in new]
+        self.frames = {}
+        legal = self.legal()
         credit = [int(st[K.CREDIT]), int(st[K.CREDIT + 1])]
         return {
             "game": GAME, "version": self.version, "players": 4, "seat": self.human,
@@ -489,8 +535,8 @@ class RummyTable(TableGame):
             "melds": self._melds(), "seats": self._seats(),
             "scores": [int(x) for x in eng.scores[0]],
             "on_table": [_value(c) for c in credit],
-            "legal": self.legal(),
-            "events": [{**e.data} for e in new], "log": [{**e.data} for e in self.events],
+            "legal": legal, "svg": self._picture(layout, legal),
+            "events": shown, "log": [{**e.data} for e in self.events],
             "sheet": self.sheet, "result": self.record.result if self.over else None,
             "winner": self.winner(),
         }  # fmt: skip
@@ -505,7 +551,7 @@ def rummy_frames(rep: Any, positions: range) -> list[dict[str, Any]]:
         caption = "start" if k == 0 else (
             f"move {k}: player_{int(rep.infos[k - 1].actor[0])} "
             f"({names[int(rep.infos[k - 1].actor[0])]}) {action_str(rep.record.actions[k - 1])}")
-        scene = rummy_table_scene(rep.position(k), 0, viewer=None)
+        scene = rummy_table_scene(rep.position(k), 0, viewer=None, names=names)
         frames.append({"index": k, "caption": caption, "svg": to_svg(scene)})
     return frames
 

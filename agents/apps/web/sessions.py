@@ -167,8 +167,10 @@ class TableGame(ABC):
         """Whether the game has ended."""
 
     @abstractmethod
-    def view(self) -> dict[str, Any]:
-        """Everything the person's seat may know (JSON-ready)."""
+    def view(self, layout: str = "narrow") -> dict[str, Any]:
+        """Everything the person's seat may know (JSON-ready), the table drawn in
+        ``layout`` (:data:`pasur_env.core.drawing.LAYOUTS`: ``narrow`` for a phone,
+        ``wide`` for a desktop screen)."""
 
     @abstractmethod
     def play(self, body: dict[str, Any]) -> None:

@@ -12,7 +12,17 @@ const pretty = (c) => c.slice(0, -1) + SYMBOL[c.slice(-1)];
 const cards = (cs) => cs.map(pretty).join(" ");
 const $ = (id) => document.getElementById(id);
 // The Pasur page is below; Persian Rummy's (rummy.js) sets `window.Rummy` with
-// `start(form)` and `open(gameId, view)`, and draws its table in #rummy-table.
+// `start(form)`, `open(gameId, view)` and `redraw()`, and draws its table in #rummy-table.
+
+// The server draws the table in the layout the screen has room for: `wide` beside the
+// side column from 1100 px (style.css switches at the same width), else `narrow`.
+const WIDE = window.matchMedia("(min-width: 1100px)");
+const layout = () => (WIDE.matches ? "wide" : "narrow");
+let askedLayout = null;  // the layout of the latest view asked for
+function withLayout(path) {
+  askedLayout = layout();
+  return `${path}${path.includes("?") ? "&" : "?"}layout=${askedLayout}`;
+}
 
 let setup = null;    // /api/setup
 let gameId = null;   // the live game
@@ -119,7 +129,7 @@ async function start(event) {
       if (body.seed !== undefined) form.seed = body.seed;
       return await window.Rummy.start(form);
     }
-    const res = await api("POST", "/api/games", body);
+    const res = await api("POST", withLayout("/api/games"), body);
     gameId = res.id;
     history.replaceState(null, "", `?game=${gameId}`);
     show("game");
@@ -173,18 +183,27 @@ function winnerText(v, e) {
     : ` ${side.label === "their team" ? "Their team wins" : `${side.label} wins`} the game.`;
 }
 
-function logItem(v, e) {
+function logLine(kind, label, text) {
+  // a log line: its label (R1·7) and its text in two columns (a wrapped line stays in its own)
   const li = document.createElement("li");
-  li.className = e.kind;
+  li.className = kind;
   const tag = document.createElement("b");
   tag.className = "label";
-  tag.textContent = e.label || "";
-  li.append(tag, " ", describe(v, e));
+  tag.textContent = label || "";
+  const body = document.createElement("span");
+  body.className = "text";
+  body.textContent = text;
+  li.append(tag, body);
+  return li;
+}
+
+function logItem(v, e) {
+  const li = logLine(e.kind, e.label, describe(v, e));
   if (e.kind === "move" && e.sur) {
     const b = document.createElement("span");
     b.className = "sur";
     b.textContent = " SUR!";
-    li.append(b);
+    li.lastChild.append(b);
   }
   return li;
 }
@@ -321,7 +340,7 @@ async function request(method, path, body) {
   } catch (e) {
     if (e.status === 409) {  // made against an older state: show the current one
       say(`Refused: ${e.message} The table below is the current one.`);
-      try { next = await api("GET", `/api/games/${gameId}`); } catch (e2) { say(e2.message); }
+      try { next = await api("GET", withLayout(`/api/games/${gameId}`)); } catch (e2) { say(e2.message); }
     } else if (e.status === 424) {
       say(`An agent failed, your move was undone: ${e.message}`);
     } else say(`Refused: ${e.message}`);
@@ -334,14 +353,14 @@ function send(card, take) {
   $("hint-text").textContent = "";
   const body = { card, take };
   if (view && view.version !== undefined) body.version = view.version;
-  return request("POST", `/api/games/${gameId}/move`, body);
+  return request("POST", withLayout(`/api/games/${gameId}/move`), body);
 }
 
 function showSheet(v) {
   const rows = [["Clubs (count)", "clubs"], ["Club points", "club_points"], ["10♦", "ten_diamonds"],
     ["2♣", "two_clubs"], ["Aces", "aces"], ["Jacks", "jacks"], ["Surs made", "surs"],
     ["Sur points", "sur_points"], ["Cards captured", "cards"], ["Round total", "total"]];
-  const head = v.sheet.map((s) => `${sideName(v, s.side)}${v.players === 4 ? ` (${s.seats.map((p) => p === v.seat ? "you" : v.seats[p].name).join(" + ")})` : ""}`);
+  const head = v.sheet.map((s) => `${sideName(v, s.side)}${v.players === 4 ? `<br><small>${s.seats.map((p) => p === v.seat ? "you" : v.seats[p].name).join(" + ")}</small>` : ""}`);
   let html = `<tr><th></th>${head.map((s) => `<th>${s}</th>`).join("")}</tr>`;
   for (const [label, key] of rows) html += `<tr><td>${label}</td>${v.sheet.map((s) => `<td>${s[key]}</td>`).join("")}</tr>`;
   html += `<tr class="total"><td>Game score</td>${v.sheet.map((s) => `<td>${v.sides.find((x) => x.side === s.side).score}</td>`).join("")}</tr>`;
@@ -352,13 +371,20 @@ function showSheet(v) {
   $("summary-winner").textContent = over && end ? winnerText(v, end).trim() : "";
   $("summary-leftover").textContent = end ? leftoverText(v, end) : "";
   $("summary-continue").textContent = over ? "Close" : "Next round";
-  if (!$("summary").open) $("summary").showModal();
+  openSheet($("summary"));
+}
+
+function openSheet(dialog) {
+  // the round's summary opens in the page's flow, beside (or under) the board, not over it
+  if (dialog.open) return;
+  dialog.show();
+  dialog.scrollIntoView({ block: "nearest" });
 }
 
 async function closeSheet() {
   $("summary").close();
   if (view && view.phase === "round_over") {
-    await request("POST", `/api/games/${gameId}/continue`, view.version !== undefined ? { version: view.version } : undefined);
+    await request("POST", withLayout(`/api/games/${gameId}/continue`), view.version !== undefined ? { version: view.version } : undefined);
   }
 }
 
@@ -437,6 +463,19 @@ function keys(e) {
   } else if (e.key === "Escape" && skipping) skip();
 }
 
+let relayoutTimer = null;
+function relayout() {
+  // the screen crossed the layouts' width: the same table, drawn for the new one (once
+  // the width has settled, and only if the table shown was drawn for the other layout)
+  clearTimeout(relayoutTimer);
+  relayoutTimer = setTimeout(async () => {
+    if (layout() === askedLayout) return;
+    if (!$("rummy-table").hidden && window.Rummy) return window.Rummy.redraw();
+    if ($("game").hidden || !gameId || busy) return;
+    try { draw(await api("GET", withLayout(`/api/games/${gameId}`))); } catch (e) { say(e.message); }
+  }, 250);
+}
+
 // ---- wiring -----------------------------------------------------------------------------
 async function init() {
   setup = await api("GET", "/api/setup");
@@ -463,6 +502,7 @@ async function init() {
   $("nav-new").addEventListener("click", () => show("setup"));
   $("nav-replay").addEventListener("click", () => show("replay"));
   document.addEventListener("keydown", keys);
+  WIDE.addEventListener("change", relayout);
   $("record-file").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (!file) return;
@@ -477,7 +517,7 @@ async function init() {
   if (resume) {  // a game started elsewhere (or before a reload): carry on with it
     try {
       gameId = resume;
-      const v = await api("GET", `/api/games/${gameId}`);
+      const v = await api("GET", withLayout(`/api/games/${gameId}`));
       if (v.game === "persian_rummy" && window.Rummy) window.Rummy.open(gameId, v);
       else { show("game"); await render(v); }
     } catch (e) { show("setup"); alert(`That game is gone: ${e.message}`); }

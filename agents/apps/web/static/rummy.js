@@ -1,32 +1,51 @@
 // Persian Rummy at the web table. The server checks every action (one engine action per
-// request, with the view's version) and sends the view; this script draws it in HTML and
-// turns clicks into actions: draw from the stock or take from the discard pile, pick
-// cards into a meld then MELD, lay a card off on a meld (click the card, then the meld),
-// discard. Uses app.js's globals `api`, `$` and `show`. Agents' moves are shown one by
-// one (`?pace=MS`, default 700 ms); input is locked while a request or the pacing runs.
+// request, with the view's version) and draws the table like Pasur's (the view's `svg`,
+// in the layout app.js's `withLayout` asks for); this script turns clicks on the drawing
+// into actions: the stock or a card of the discard pile to draw, a hand card then
+// *Add to meld* and *Meld* (while a meld is being built a click adds the card), a hand
+// card then a meld to lay it off, a hand card then *Discard*. Uses app.js's globals
+// `api`, `$`, `show`, `logLine`, `openSheet`, `withLayout` and `loadReplay`. The agents'
+// moves are shown one by one, each event with the table after it (`?pace=MS`, default
+// 700 ms; Skip, Esc or a click on the table shows the table now); input is locked
+// while a request or the pacing runs.
 "use strict";
 
 const Rummy = (() => {
   const SYM = { C: "♣", D: "♦", H: "♥", S: "♠" };
   const PACE = Number(new URLSearchParams(location.search).get("pace") ?? 700);
-  let gid = null, view = null, busy = false, selected = null, hinted = null;
+  let gid = null, view = null, busy = false, selected = null, hinted = null, skipping = null;
 
   const pretty = (c) => (c.startsWith("JK") ? "JK" : c.slice(0, -1) + SYM[c.slice(-1)]);
-  const red = (c) => !c.startsWith("JK") && "DH".includes(c.slice(-1));
-  const el = (tag, cls, text) => {
-    const e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  };
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const prettyText = (t) => t.replace(/\b(10|[2-9AJQK])([CDHS])\b/g, (m) => pretty(m));
+  const cards = (cs) => cs.map(pretty).join(" ");
 
-  function cardEl(c, where, credit) {
-    const b = el("button", `rcard ${where}${red(c) ? " red" : ""}${c.startsWith("JK") ? " joker" : ""}`, pretty(c));
-    b.type = "button";
-    b.dataset.card = c;
-    if (credit) b.classList.add(`credit-${credit}`);
-    return b;
+  // ---- words: a seat is its agent and its role, where it sits on the drawn table ---------
+  function who(v, s) {
+    if (s === v.seat) return "You";
+    const role = { 1: "opponent, left", 2: "partner", 3: "opponent, right" }[(s - v.seat + 4) % 4];
+    return `${v.names[s]} (${role})`;
+  }
+
+  function describe(v, e) {
+    // an event of the log in words (the server's data; the person's own drawn card only)
+    const you = e.seat === v.seat;
+    const verb = (w) => (you ? w : `${w}${w.endsWith("s") ? "es" : "s"}`);
+    if (e.kind === "round") {
+      const s = e.sheet;
+      const out = s.went_out === null ? "four passes in a row with the stock empty" : `${who(v, s.went_out)} went out`;
+      const pts = s.teams.map((t) => `${t.yours ? "your team" : "their team"} ${t.total >= 0 ? "+" : ""}${t.total}`);
+      return `Round ${e.round} over: ${out}; ${pts.join(", ")}`;
+    }
+    const w = who(v, e.seat);
+    switch (e.what) {
+      case "draw": return `${w} ${verb("draw")} from the stock${you && e.card ? ` (${pretty(e.card)})` : ""}`;
+      case "pass": return `${w} ${verb("pass")} (the stock is empty)`;
+      case "take": return `${w} ${verb("take")} ${cards(e.cards)} from the pile (must meld ${pretty(e.card)})`;
+      case "meld": return `${w} ${verb("meld")} ${cards(e.cards)}`;
+      case "lay_off": return `${w} ${verb("lay")} off ${pretty(e.card)} on meld ${e.meld + 1}`;
+      case "discard": return `${w} ${verb("discard")} ${pretty(e.card)}`;
+      default: return prettyText(e.text);
+    }
   }
 
   function build() {
@@ -34,53 +53,48 @@ const Rummy = (() => {
     if (root.dataset.built) return;
     root.dataset.built = "1";
     root.innerHTML = `
-      <div id="r-status" role="status"></div>
-      <div id="r-message" role="alert"></div>
-      <div id="r-last" aria-live="polite"></div>
-      <div class="r-table">
-        <div class="r-seat r-top" id="r-seat-top"></div>
-        <div class="r-seat r-left" id="r-seat-left"></div>
-        <div class="r-center">
-          <div class="r-draw">
-            <button id="r-stock" type="button" class="r-stock">Stock</button>
-            <button id="r-pass" type="button" hidden>Pass</button>
-          </div>
-          <div class="r-pile-box"><span class="r-label">Discard pile (bottom → top)</span>
-            <div id="r-pile" class="r-cards"></div></div>
-          <div class="r-melds-box">
-            <div><span class="r-label">Your team's melds</span><div id="r-melds-mine" class="r-melds"></div></div>
-            <div><span class="r-label">Opponents' melds</span><div id="r-melds-theirs" class="r-melds"></div></div>
-          </div>
+      <div class="table-top">
+        <div id="r-scores"></div>
+        <div id="r-status" role="status"></div>
+        <div id="r-message" role="alert"></div>
+        <div id="r-obligation" hidden></div>
+      </div>
+      <div class="stage" id="r-stage">
+        <div id="r-banner" class="banner idle"><span id="r-banner-text"></span>
+          <button id="r-skip" type="button" title="Show the table now (Esc)">Skip</button></div>
+        <div id="r-board" class="board"></div>
+        <div class="row r-actions">
+          <button id="r-pass" type="button" hidden>Pass</button>
+          <button id="r-pick" type="button">Add to meld</button>
+          <button id="r-meld" type="button">Meld</button>
+          <button id="r-discard" type="button">Discard</button>
+          <button id="r-hint" type="button">Hint</button>
+          <span id="r-hint-text"></span>
         </div>
-        <div class="r-seat r-right" id="r-seat-right"></div>
       </div>
-      <p class="r-help">Under each melded card: <span class="credit-mine-key">blue</span> counts for
-        your team, <span class="credit-theirs-key">orange</span> for the opponents.</p>
-      <div id="r-obligation" hidden></div>
-      <div class="r-seat r-bottom"><span class="r-label" id="r-you">Your hand</span>
-        <div id="r-hand" class="r-cards"></div></div>
-      <div class="row">
-        <button id="r-pick" type="button">Add to meld</button>
-        <button id="r-meld" type="button">Meld</button>
-        <button id="r-discard" type="button">Discard</button>
-        <button id="r-hint" type="button">Hint</button>
-        <span id="r-hint-text"></span>
-        <a id="r-download" hidden download="persian_rummy-game.json">Download the record</a>
-        <button id="r-replay" type="button" hidden>Replay this game</button>
-      </div>
-      <p class="r-help">Draw from the stock or take a card of the pile (with every card above it: you must
-        meld it this turn). Click a card of your hand, then <b>Add to meld</b> (lowest card first) and
-        <b>Meld</b>, or click a highlighted meld to lay it off, or <b>Discard</b> to end your turn.</p>
-      <h3>Moves</h3><div id="r-log"></div>
-      <dialog id="r-summary"><h2 id="r-summary-title"></h2><p id="r-winner"></p>
-        <table id="r-summary-table"></table>
-        <button id="r-summary-continue" type="button">Next round</button></dialog>`;
-    $("r-stock").addEventListener("click", () => act("DRAW_STOCK"));
+      <div class="side">
+        <dialog id="r-summary" class="summary"><h2 id="r-summary-title"></h2><p id="r-winner"></p>
+          <table id="r-summary-table"></table>
+          <button id="r-summary-continue" type="button">Next round</button></dialog>
+        <div class="row">
+          <a id="r-download" hidden download="persian_rummy-game.json">Download the record</a>
+          <button id="r-replay" type="button" hidden>Replay this game</button>
+        </div>
+        <p class="r-help">Draw: click the stock, or a gold-ringed card of the pile (you take every
+          card above it too, and must meld it this turn). Then click a card of your hand and
+          <b>Add to meld</b> (lowest card first; while a meld is being built a click adds the card)
+          and <b>Meld</b>, or click a meld to lay the card off on it, or <b>Discard</b> to end your
+          turn. The bar under a melded card says whose points it is.</p>
+        <h3>Moves</h3><ul id="r-log" class="log"></ul>
+      </div>`;
     $("r-pass").addEventListener("click", () => act("PASS"));
     $("r-pick").addEventListener("click", () => selected && act(`PICK ${selected}`));
     $("r-meld").addEventListener("click", () => act("MELD"));
     $("r-discard").addEventListener("click", () => selected && act(`DISCARD ${selected}`));
     $("r-hint").addEventListener("click", hint);
+    $("r-skip").addEventListener("click", skip);
+    $("r-stage").addEventListener("click", () => { if (skipping) skip(); });
+    document.addEventListener("keydown", (e) => { if (e.key === "Escape" && skipping) skip(); });
     $("r-replay").addEventListener("click", async () => {
       const rec = await api("GET", `/api/games/${gid}/record`);
       show("replay");
@@ -97,12 +111,12 @@ const Rummy = (() => {
     busy = true;
     lock();
     try {
-      const v = await api(method, path, body);
-      if (v && v.events) await pace(v.events);
+      const v = await api(method, withLayout(path), body);
+      if (v && v.events) await pace(v, v.events);
       if (v) { view = v; selected = null; }
       return v;
     } catch (e) {
-      try { view = await api("GET", `/api/games/${gid}`); } catch (_) { /* keep the old view */ }
+      try { view = await api("GET", withLayout(`/api/games/${gid}`)); } catch (_) { /* keep the old view */ }
       say(`Refused: ${e.message}`);
       return null;
     } finally {
@@ -112,17 +126,36 @@ const Rummy = (() => {
   }
 
   function lock() {
+    document.body.dataset.busy = "1";
+    $("r-board").classList.add("locked");
     for (const b of $("rummy-table").querySelectorAll("button")) {
-      if (b.id !== "r-summary-continue") b.disabled = true;
+      if (!["r-summary-continue", "r-skip"].includes(b.id)) b.disabled = true;
     }
   }
 
-  async function pace(events) {
-    for (const e of events) {
-      $("r-last").textContent = e.text;
-      $("r-last").className = e.seat === (view && view.seat) ? "mine" : "";
-      if (PACE > 0 && e.seat !== (view && view.seat)) await sleep(PACE);
+  function wait(ms) {
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, ms);
+      skipping = () => { clearTimeout(t); resolve(); };
+    });
+  }
+
+  function skip() { if (skipping) { skipping(); skipping = "all"; } }
+
+  async function pace(v, events) {
+    // the agents' moves one by one: the table after each, and a line saying what it was
+    const shown = events.filter((e) => e.svg && e.seat !== v.seat);
+    if (PACE <= 0 || !shown.length) return;
+    $("r-banner").classList.remove("idle");
+    $("r-board").classList.remove("locked");  // a click on the table skips
+    for (const e of shown) {
+      $("r-board").innerHTML = e.svg;
+      $("r-banner-text").textContent = `R${e.round}·${e.move}  ${describe(v, e)}`;
+      await wait(PACE);
+      if (skipping === "all") break;
     }
+    skipping = null;
+    $("r-banner").classList.add("idle");
   }
 
   async function act(action) {
@@ -141,29 +174,34 @@ const Rummy = (() => {
     if (view.step === "choose" && view.legal.targets.includes(meld)) await act(`TARGET ${meld}`);
   }
 
-  // ---- drawing the view ---------------------------------------------------------------
-  function seatBox(v, s) {
-    const seat = v.seats[s];
-    const box = el("div", `r-seat-in team${seat.team}${v.to_move === s ? " to-move" : ""}`);
-    const who = seat.partner ? `${seat.name} · your partner` : `${seat.name} · opponent`;
-    box.append(el("b", "", `player_${s}`), el("span", "", ` ${who}`),
-      el("div", "r-count", `${seat.cards} card${seat.cards === 1 ? "" : "s"}`));
-    if (seat.known.length) {
-      const k = el("div", "r-cards small");
-      k.append(el("span", "r-label", "took: "), ...seat.known.map((c) => cardEl(c, "known")));
-      box.append(k);
+  // ---- the drawn table and the words around it ----------------------------------------
+  function board(v) {
+    // the server's drawing, its parts wired to clicks and marked for the current choice
+    const root = $("r-board");
+    root.innerHTML = v.svg;
+    const L = v.legal;
+    for (const g of root.querySelectorAll("g.card.hand")) {
+      const c = g.dataset.card;
+      if (c === selected) g.classList.add("selected");
+      if (hinted && hinted.endsWith(` ${c}`) && !hinted.startsWith("TAKE")) g.classList.add("hinted");
+      g.addEventListener("click", () => clickHand(c));
     }
-    return box;
-  }
-
-  function meldEl(v, m) {
-    const d = el("div", "r-meld");
-    d.dataset.meld = m.index;
-    d.append(el("span", "r-label", `${m.index + 1}`), ...m.cards.map((c, i) => cardEl(c, "in-meld", m.teams[i] === v.seat % 2 ? "mine" : "theirs")));
-    if (v.step === "choose" ? v.legal.targets.includes(m.index)
-      : selected && (v.legal.lay_off[selected] || []).includes(m.index)) d.classList.add("can-lay");
-    d.addEventListener("click", () => clickMeld(m.index));
-    return d;
+    for (const g of root.querySelectorAll("g.card.pile")) {
+      if (hinted === `TAKE ${g.dataset.card}`) g.classList.add("hinted");
+      g.addEventListener("click", () => clickPile(g.dataset.card));
+    }
+    for (const g of root.querySelectorAll("g.stock")) {
+      if (hinted === "DRAW_STOCK") g.classList.add("hinted");
+      g.addEventListener("click", clickStock);
+    }
+    for (const g of root.querySelectorAll("g.meld")) {
+      const m = Number(g.dataset.meld);
+      if (v.step === "choose" ? L.targets.includes(m) : selected && (L.lay_off[selected] || []).includes(m)) {
+        g.classList.add("can-lay");
+      }
+      if (hinted === `TARGET ${m}`) g.classList.add("hinted");
+      g.addEventListener("click", () => clickMeld(m));
+    }
   }
 
   function render(v) {
@@ -171,50 +209,27 @@ const Rummy = (() => {
     const mine = v.phase === "play" && v.to_move === v.seat;
     const L = v.legal;
     if (selected && !v.hand.includes(selected)) selected = null;
-    const my = v.seat % 2, score = (t) => `${v.scores[t]} (on the table now ${v.on_table[t]})`;
-    const turn = v.phase === "over" ? `Game over. ${v.winner ? v.winner.text : ""}`
-      : v.phase === "round_over" ? "Round over."
+    const my = v.seat % 2;
+    const score = (t) => `${v.scores[t]} (+${v.on_table[t]} on the table)`;
+    $("r-scores").innerHTML = `<span class="mine">your team: ${score(my)}</span> · ` +
+      `<span class="theirs">their team: ${score(1 - my)}</span> <span class="target">deal ${v.deal} of ${v.deals}</span>`;
+    $("r-status").textContent = v.phase === "over" ? `Game over. ${v.winner ? v.winner.text : ""}`
+      : v.phase === "round_over" ? "Round over: see the summary."
       : mine ? { draw: "Your turn: draw from the stock or take from the pile.",
                  meld: "Your turn: meld, lay off, or discard to end it.",
                  building: "Building a meld: add cards (lowest first), then Meld.",
                  choose: "Click the meld to lay your card off on." }[v.step]
-      : `player_${v.to_move} (${v.names[v.to_move]}) to move.`;
-    $("r-status").textContent = `${turn}  Deal ${v.deal} of ${v.deals} · stock ${v.stock} · ` +
-      `you + partner ${score(my)} · opponents ${score(1 - my)}`;
-    const at = (k) => (v.seat + k) % 4;
-    $("r-seat-left").replaceChildren(seatBox(v, at(1)));
-    $("r-seat-top").replaceChildren(seatBox(v, at(2)));
-    $("r-seat-right").replaceChildren(seatBox(v, at(3)));
-    $("r-you").textContent = `Your hand (player_${v.seat}, team with player_${at(2)})`;
-    $("r-stock").textContent = `Stock (${v.stock})`;
-    $("r-stock").disabled = !(mine && L.stock);
-    $("r-stock").classList.toggle("hinted", hinted === "DRAW_STOCK");
+      : `${who(v, v.to_move)} to move.`;
+    board(v);
     $("r-meld").classList.toggle("hinted", hinted === "MELD");
+    $("r-pass").classList.toggle("hinted", hinted === "PASS");
     $("r-pass").hidden = !L.pass;
     $("r-pass").disabled = !(mine && L.pass);
-    const pile = $("r-pile");
-    pile.replaceChildren(...v.pile.map((c) => {
-      const b = cardEl(c, "pile");
-      if (L.take.includes(c)) b.classList.add("legal");
-      if (hinted === `TAKE ${c}`) b.classList.add("hinted");
-      b.addEventListener("click", () => clickPile(c));
-      return b;
-    }));
-    $("r-melds-mine").replaceChildren(...v.melds.filter((m) => m.team === my).map((m) => meldEl(v, m)));
-    $("r-melds-theirs").replaceChildren(...v.melds.filter((m) => m.team !== my).map((m) => meldEl(v, m)));
     const ob = $("r-obligation");
     ob.hidden = !(v.target || v.pending || v.picked.length);
     ob.textContent = [v.target ? `You must meld ${pretty(v.target)} (taken from the pile) before anything else.` : "",
       v.picked.length ? `Picked: ${v.picked.map(pretty).join(" ")}` : "",
       v.pending ? `Laying off ${pretty(v.pending)}: click the meld.` : ""].filter(Boolean).join("  ");
-    $("r-hand").replaceChildren(...v.hand.map((c) => {
-      const b = cardEl(c, "hand");
-      if (L.pick.includes(c) || L.discard.includes(c) || L.lay_off[c]) b.classList.add("legal");
-      if (c === selected) b.classList.add("selected");
-      if (hinted && hinted.endsWith(` ${c}`) && !hinted.startsWith("TAKE")) b.classList.add("hinted");
-      b.addEventListener("click", () => clickHand(c));
-      return b;
-    }));
     $("r-pick").disabled = !(mine && selected && L.pick.includes(selected));
     $("r-meld").disabled = !(mine && L.meld);
     $("r-discard").disabled = !(mine && selected && L.discard.includes(selected));
@@ -226,23 +241,17 @@ const Rummy = (() => {
     drawLog(v);
     if (v.sheet && (v.phase !== "play")) showSheet(v);
     if (busy) lock();
+    else {
+      $("r-board").classList.remove("locked");
+      document.body.dataset.busy = "0";
+    }
   }
 
   function drawLog(v) {
+    // numbered like Pasur's: R1·7 for a move, R1·end for a round's end
     const log = $("r-log");
-    log.replaceChildren();
-    let round = 0, list = null;
-    for (const e of v.log) {
-      if (e.round !== round) {
-        round = e.round;
-        log.append(el("h4", "", `Round ${round}`));
-        list = el("ol", "r-log-round");
-        log.append(list);
-      }
-      const li = el("li", e.kind, e.kind === "round" ? e.text : `${e.round}.${e.move} ${e.text}`);
-      li.value = e.move || 0;
-      list.append(li);
-    }
+    log.replaceChildren(...v.log.map((e) => logLine(e.kind, e.kind === "round" ? `R${e.round}·end`
+      : `R${e.round}·${e.move}`, describe(v, e))));
     log.scrollTop = log.scrollHeight;
   }
 
@@ -251,6 +260,13 @@ const Rummy = (() => {
     if (busy || !view) return false;
     if (view.phase !== "play" || view.to_move !== view.seat) { say("Refused: it is not your turn."); return false; }
     return true;
+  }
+
+  function clickStock() {
+    if (!myTurn()) return;
+    if (view.step !== "draw") return say("Refused: you have drawn this turn already.");
+    if (!view.legal.stock) return say("Refused: the stock is empty: take from the pile, or pass.");
+    act("DRAW_STOCK");
   }
 
   function clickPile(c) {
@@ -262,7 +278,7 @@ const Rummy = (() => {
 
   function clickHand(c) {
     if (!myTurn()) return;
-    if (view.step === "draw") return say("Draw first: the stock, or a highlighted card of the pile.");
+    if (view.step === "draw") return say("Draw first: the stock, or a gold-ringed card of the pile.");
     if (view.step === "building") {
       if (!view.legal.pick.includes(c)) return say(`Refused: ${pretty(c)} does not fit the meld being built.`);
       return act(`PICK ${c}`);
@@ -282,18 +298,20 @@ const Rummy = (() => {
   async function hint() {
     if (!myTurn()) return;
     busy = true;
+    lock();
     try {
       const h = await api("POST", `/api/games/${gid}/hint`);
-      hinted = h.action;  // drawn on the board: the stock, a pile card, a hand card or Meld
-      $("r-hint-text").textContent = `${h.agent} would play ${h.action}` +
-        (h.turn.length > 1 ? ` (then ${h.turn.slice(1).join(", ")})` : "");
+      hinted = h.action;  // drawn on the board: the stock, a pile card, a hand card, a meld or Meld
+      $("r-hint-text").textContent = `${h.agent} would play ${prettyText(h.action)}` +
+        (h.turn.length > 1 ? ` (then ${h.turn.slice(1).map(prettyText).join(", ")})` : "");
     } catch (e) { say(e.message); } finally { busy = false; render(view); }
   }
 
   // ---- the round's score sheet -----------------------------------------------------------
   function showSheet(v) {
     const teams = v.sheet.teams;
-    const head = (t) => (t.yours ? "You + partner" : "Opponents") + ` (player_${t.seats[0]} + player_${t.seats[1]})`;
+    const name = (s) => (s === v.seat ? "you" : v.names[s]);
+    const head = (t) => `${t.yours ? "Your team" : "Their team"}<br><small>${t.seats.map(name).join(" + ")}</small>`;
     const rows = [["Cards melded", "melded"], ["Four-sets bonus", "four_sets"], ["Going out", "going_out"],
       ["Left in hand", "in_hand"], ["Round total", "total"], ["Game score", "score"]];
     let html = `<tr><th></th>${teams.map((t) => `<th>${head(t)}</th>`).join("")}</tr>`;
@@ -302,10 +320,10 @@ const Rummy = (() => {
     $("r-summary-table").innerHTML = html;
     const out = v.sheet.went_out;
     $("r-summary-title").textContent = `Round ${v.sheet.round} over` +
-      (out === null ? ": four passes with the stock empty" : `: ${out === v.seat ? "you" : `player_${out}`} went out`);
+      (out === null ? ": four passes with the stock empty" : `: ${out === v.seat ? "you" : who(v, out)} went out`);
     $("r-winner").textContent = v.phase === "over" && v.winner ? v.winner.text : "";
     $("r-summary-continue").textContent = v.phase === "over" ? "Close" : "Next round";
-    if (!$("r-summary").open) $("r-summary").showModal();
+    openSheet($("r-summary"));
   }
 
   async function closeSheet() {
@@ -321,17 +339,26 @@ const Rummy = (() => {
     gid = id;
     selected = null;
     show("rummy-table");
-    $("r-last").textContent = "";
-    pace(v.events).then(() => render(v));
     render(v);
   }
 
-  async function start(form) {
-    const res = await api("POST", "/api/games", { ...form, game: "persian_rummy" });
-    history.replaceState(null, "", `?game=${res.id}${PACE !== 700 ? `&pace=${PACE}` : ""}`);
-    open(res.id, res.view);
+  async function redraw() {
+    // the layout changed (app.js): the same table, drawn for the new width
+    if (!gid || busy) return;
+    try { render(await api("GET", withLayout(`/api/games/${gid}`))); } catch (e) { say(e.message); }
   }
 
-  return { open, start };
+  async function start(form) {
+    const res = await api("POST", withLayout("/api/games"), { ...form, game: "persian_rummy" });
+    history.replaceState(null, "", `?game=${res.id}${PACE !== 700 ? `&pace=${PACE}` : ""}`);
+    build();
+    gid = res.id;
+    show("rummy-table");
+    busy = true;
+    lock();
+    try { await pace(res.view, res.view.events || []); } finally { busy = false; render(res.view); }
+  }
+
+  return { open, start, redraw };
 })();
 window.Rummy = Rummy;
