@@ -25,11 +25,18 @@ from pasur_env.core.plugins import PluginTable, load_object
 from pasur_env.games import game_info
 
 __all__ = ["AgentGame", "Setup", "AGENT_GAMES", "agent_game", "register_game",
-           "derived_seeds", "plain_setup"]
+           "derived_seeds", "plain_setup", "resolve", "SB3_MODELS", "RLLIB_CHECKPOINTS",
+           "OPENSPIEL_BOTS"]
 
 #: ``factory(seed=..., **options)`` -> a policy; or, for a loader, ``factory(spec, seed=...,
 #: **options)``; given as the object or as ``"module:attribute"`` (imported on first use)
 Factory = Callable[..., Any]
+
+#: loaders a game's row may list (``AgentGame.loaders``): saved SB3 models, RLlib
+#: checkpoints, OpenSpiel's search bots (games with an OpenSpiel adapter)
+SB3_MODELS = ("*.zip", "agents.learned.loaders:load_sb3")
+RLLIB_CHECKPOINTS = ("rllib:*", "agents.learned.loaders:load_rllib")
+OPENSPIEL_BOTS = ("openspiel:*", "agents.learned.loaders:load_openspiel")
 
 
 @dataclass(frozen=True)
@@ -78,9 +85,9 @@ class AgentGame:
     setup: Callable[[int, str | None, dict[str, Any]], Setup] | None = None
     """``(players, preset, rule_flags) -> Setup``, ``ValueError`` for what the game does
     not take (None: :func:`plain_setup`)"""
-    agents: tuple[tuple[str, Factory | str], ...] = (
-        ("random", "pasur_env.core.policy:RandomPolicy"),)
-    """the built-in agents, ``(name, factory)``, in the order ``agent_names`` lists them"""
+    agents: tuple[tuple[str, Factory | str], ...] = ()
+    """the built-in agents, ``(name, factory)``, in the order ``agent_names`` lists them
+    after ``random`` (uniform over the legal actions: every game has it)"""
     loaders: tuple[tuple[str, Factory | str], ...] = ()
     """``(pattern, factory)``: specs matching the glob ``pattern`` (lower case, e.g.
     ``*.zip``, ``rllib:*``) are built by ``factory(spec, seed=..., **options)``; a later

@@ -36,7 +36,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from agents.games import agent_game, resolve
-from pasur_env.core.policy import CallablePolicy, Policy
+from pasur_env.core.policy import CallablePolicy, Policy, RandomPolicy
 from pasur_env.games import DEFAULT_GAME, game_info
 
 __all__ = [
@@ -68,7 +68,7 @@ def _game(game: str) -> str:
     if gid not in _NAMES:
         row = agent_game(gid)
         _FACTORIES[gid], _LOADERS[gid], _NAMES[gid] = {}, [], []
-        for name, factory in row.agents:
+        for name, factory in (("random", RandomPolicy), *row.agents):
             register(name, _lazy(name, factory), game=gid)
         for pattern, factory in row.loaders:
             register_loader(_matcher(pattern), _lazy(pattern, factory), game=gid)

@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from agents.games import AgentGame, Setup
+from agents.games import OPENSPIEL_BOTS, RLLIB_CHECKPOINTS, SB3_MODELS, AgentGame, Setup
 from pasur_env.core.policy import Policy
 
 __all__ = ["AGENT_GAME", "PRETRAINED_PPO", "make_ppo", "load_net", "load_cfr"]
@@ -75,7 +75,6 @@ AGENT_GAME = AgentGame(
     id="pasur", setup=_setup, named=False, result_header=_header,
     games_text=lambda rules: f"games to {rules.get('target_score')}",
     agents=(
-        ("random", "pasur_env.core.policy:RandomPolicy"),
         ("greedy", "agents.pasur.greedy:GreedyAgent"),
         ("heuristic", "agents.pasur.heuristic:HeuristicAgent"),
         ("ismcts", "agents.pasur.ismcts:ISMCTSAgent"),
@@ -83,13 +82,8 @@ AGENT_GAME = AgentGame(
         ("net", "agents.pasur.net:NetAgent"),  # the shipped network of the seat count
         ("net-ismcts", "agents.pasur.net.search:NetSearchAgent"),  # search guided by it
     ),
-    loaders=(
-        ("*.zip", "agents.learned.loaders:load_sb3"),
-        ("*.npz", load_net),
-        ("rllib:*", "agents.learned.loaders:load_rllib"),
-        ("cfr:*", load_cfr),
-        ("openspiel:*", "agents.learned.loaders:load_openspiel"),
-    ),
+    loaders=(SB3_MODELS, ("*.npz", load_net), RLLIB_CHECKPOINTS, ("cfr:*", load_cfr),
+             OPENSPIEL_BOTS),
     terminal_play="agents.apps.terminal:play_command",
     terminal_watch="agents.apps.terminal:watch_command",
     web_table="agents.apps.web.pasur_table:PasurTable",

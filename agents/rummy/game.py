@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.games import AgentGame, Setup
+from agents.games import OPENSPIEL_BOTS, SB3_MODELS, AgentGame, Setup
 from pasur_env.core.policy import Policy
 
 __all__ = ["AGENT_GAME", "load_net"]
@@ -49,17 +49,12 @@ AGENT_GAME = AgentGame(
     points_unit="team points/round", json_extra=_json_extra,
     games_text=lambda rules: f"games of {rules.get('deals')} deals",
     agents=(
-        ("random", "pasur_env.core.policy:RandomPolicy"),
         ("greedy", "agents.rummy.greedy:RummyGreedyAgent"),
         ("rollout", "agents.rummy.rollout:RummyRolloutAgent"),
         ("ismcts", "agents.rummy.ismcts:RummyISMCTSAgent"),
         ("net", "agents.rummy.net:RummyNetAgent"),  # the shipped network
     ),
-    loaders=(
-        ("*.zip", "agents.learned.loaders:load_sb3"),
-        ("*.npz", load_net),
-        ("openspiel:*", "agents.learned.loaders:load_openspiel"),
-    ),
+    loaders=(SB3_MODELS, ("*.npz", load_net), OPENSPIEL_BOTS),
     terminal_play="agents.apps.rummy_terminal:play_command",
     terminal_watch="agents.apps.rummy_terminal:watch_command",
     web_table="agents.apps.web.rummy_table:RummyTable",

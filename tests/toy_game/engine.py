@@ -262,22 +262,17 @@ class ToyEngine(BatchEngine):
     def _playout_seed(self, seed: int) -> np.uint64:
         return np.uint64(seed)
 
-    @staticmethod
-    def _check_dealer(dealer: Any) -> int:
-        """The first deal's dealer: seat 1 by default (so seat 0 leads)."""
-        return 1 if dealer is None else check_dealer(dealer, 2)
-
-    def check_deal(self, deck: Any = None, dealer: Any = None) -> None:
-        self._check_dealer(dealer)
-        if deck is not None:
-            parse_deck(deck)
+    def check_deal(self, deck: Any = None, dealer: Any = None) -> tuple[int, Any]:
+        """The first deal's dealer (seat 1 by default, so seat 0 leads) and deck (None:
+        shuffled), checked."""
+        return (1 if dealer is None else check_dealer(dealer, 2),
+                None if deck is None else parse_deck(deck))
 
     def reset(self, seed: int | None = None, deck: Any = None, dealer: Any = None) -> None:
         """New games everywhere (``seed`` reseeds the streams: game b gets that of
         ``(seed, b)``; ``deck``, ``dealer`` fix the first deal)."""
         check_seed(seed)
-        dealer = self._check_dealer(dealer)
-        ids = None if deck is None else parse_deck(deck)
+        dealer, ids = self.check_deal(deck, dealer)
         if seed is not None or not self.state[:, RNG].any():
             seed_stream_column(self.state, RNG, stream_base(seed), 0)
         self.state[:, START_DEALER] = dealer

@@ -37,15 +37,13 @@ class raw_env(CardGameAEC, EzPickle):
                 "is_parallelizable": False, "render_fps": 1}
     action_str = staticmethod(action_str)
 
-    def __init__(self, episode: str = "game", reward: str = "win",
-                 max_rounds: int | None = None, render_mode: str | None = None,
-                 **rule_flags: Any) -> None:
-        EzPickle.__init__(self, episode=episode, reward=reward, max_rounds=max_rounds,
-                          render_mode=render_mode, **rule_flags)
+    def __init__(self, episode: str = "game", reward: str = "win", deals: int = 2,
+                 max_rounds: int | None = None, render_mode: str | None = None) -> None:
+        EzPickle.__init__(self, episode, reward, deals, max_rounds, render_mode)
         super().__init__()
         check_modes(reward, episode)
-        engine = ToyEngine(1, episode=episode, auto_reset=False, parallel=False, **rule_flags)
-        self.rules = engine.rules
+        self.rules = make_toy_rules(deals=deals)
+        engine = ToyEngine(1, rules=self.rules, episode=episode, auto_reset=False)
         self._attach(engine, SIDES, 2, reward, check_max_rounds(max_rounds), render_mode,
                      (0.0, 1.0, OBS_SIZE), NUM_ACTIONS)
 

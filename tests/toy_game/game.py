@@ -21,7 +21,6 @@ GAME = GameInfo(
 #: (:func:`agents.games.plain_setup`), nor terminal or web tables
 AGENT_GAME = AgentGame(
     id="toy",
-    agents=(("random", "pasur_env.core.policy:RandomPolicy"),
-            ("greedy", "toy_game.agents:ToyGreedy")),
+    agents=(("greedy", "toy_game.agents:ToyGreedy"),),
     games_text=lambda rules: f"games of {rules['deals']} deals",
 )

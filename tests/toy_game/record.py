@@ -5,7 +5,6 @@ the result. :func:`replay` plays a record on a one-game engine, checking everyth
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ from toy_game.engine import (
     parse_deck,
 )
 
-__all__ = ["GAME", "FORMAT", "ToyRecord", "ToyReplay", "replay", "BatchRecorder", "action_str"]
+__all__ = ["GAME", "FORMAT", "ToyRecord", "replay", "BatchRecorder", "action_str"]
 
 GAME = "toy"
 FORMAT = core_record.record_format(GAME)
@@ -34,20 +33,18 @@ def _deal_of(engine: ToyEngine, game: int) -> dict[str, Any]:
             "table": [card_code(c) for c in engine.table(game)]}
 
 
-@dataclass
 class ToyRecord:
-    """One toy game (module docstring)."""
+    """One toy game: the record's JSON object, its fields read as attributes
+    (``actions``, ``deal``, ``result``, ``players``, ...)."""
 
-    rules: dict[str, Any]
-    episode: str
-    dealer: int
-    deck: list[str]
-    stream: int
-    actions: list[int]
-    deal: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
-    players: list[str] | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["data"][name]
+        except KeyError:
+            raise AttributeError(name) from None
 
     @classmethod
     def start(cls, engine: ToyEngine, game: int = 0, players: list[str] | None = None,
@@ -56,53 +53,34 @@ class ToyRecord:
         if engine.auto_reset:
             raise ValueError("records need an engine with auto_reset=False")
         row = engine.state[game]
-        return cls(rules={"deals": engine.rules.deals}, episode=engine.episode,
-                   dealer=int(row[START_DEALER]),
-                   deck=[card_code(int(c)) for c in row[DECK:DECK + NUM_CARDS]],
-                   stream=int(np.int64(row[RNG]).view(np.uint64)), actions=[],
-                   deal=_deal_of(engine, game), players=players, meta=dict(meta))
+        stream = int(np.int64(row[RNG]).view(np.uint64))
+        return cls({
+            "format": FORMAT, "game": GAME, "rules": {"deals": engine.rules.deals},
+            "episode": engine.episode, "dealer": int(row[START_DEALER]),
+            "deck": [card_code(int(c)) for c in row[DECK:DECK + NUM_CARDS]],
+            "stream": core_record.stream_json(stream), "deal": _deal_of(engine, game),
+            "actions": [], "result": None, "players": players, "meta": dict(meta)})
 
     def finish(self, info: Any, row: int, rounds: int) -> None:
-        self.result = {"scores": [int(x) for x in info.scores[row]],
-                       "winner_side": int(info.winner[row]), "rounds": int(rounds)}
+        self.data["result"] = {"scores": [int(x) for x in info.scores[row]],
+                               "winner_side": int(info.winner[row]), "rounds": int(rounds)}
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "game": GAME, "rules": dict(self.rules),
-                "episode": self.episode, "dealer": self.dealer, "deck": list(self.deck),
-                "stream": core_record.stream_json(self.stream), "deal": self.deal,
-                "actions": list(self.actions), "result": self.result,
-                "players": self.players, "meta": dict(self.meta)}
+        return dict(self.data)
 
     @classmethod
     def from_json(cls, data: Any) -> ToyRecord:
-        core_record.check_format(data, FORMAT, ("rules", "episode", "dealer", "deck",
-                                                "stream", "actions"))
-        rules = core_record.check_rules(data["rules"], make_toy_rules)
+        """The record, its shape checked (``ValueError`` names the bad field)."""
+        required = ("rules", "episode", "dealer", "deck", "stream", "actions")
+        core_record.check_format(data, FORMAT, required)
+        core_record.check_rules(data["rules"], make_toy_rules)
+        core_record.parse_stream(data["stream"])
         parse_deck(data["deck"])
-        return cls(rules=rules, episode=data["episode"], dealer=data["dealer"],
-                   deck=list(data["deck"]), stream=core_record.parse_stream(data["stream"]),
-                   actions=list(data["actions"]), deal=data.get("deal"),
-                   result=data.get("result"), players=data.get("players"),
-                   meta=dict(data.get("meta") or {}))
+        return cls({"deal": None, "result": None, "players": None, **data,
+                    "actions": list(data["actions"])})
 
 
-@dataclass
-class ToyReplay:
-    """A replayed record: the state before every action and at the end, and every step's
-    report."""
-
-    record: ToyRecord
-    states: list[np.ndarray]
-    infos: list[Any]
-    engine: ToyEngine
-
-    def position(self, k: int) -> ToyEngine:
-        eng = self.engine.take([0])
-        eng.state[0] = self.states[k]
-        return eng
-
-
-def replay(record: ToyRecord | dict[str, Any]) -> ToyReplay:
+def replay(record: ToyRecord | dict[str, Any]) -> core_record.Replay:
     """Play ``record`` on the engine, checking every action, the first deal and the
     result; ``ValueError`` at the first thing that fails."""
     rec = record if isinstance(record, ToyRecord) else ToyRecord.from_json(record)
@@ -111,14 +89,14 @@ def replay(record: ToyRecord | dict[str, Any]) -> ToyReplay:
     eng = ToyEngine(1, seed=0, rules=make_toy_rules(**rec.rules), episode=rec.episode,
                     auto_reset=False)
     eng.reset(deck=rec.deck, dealer=rec.dealer)
-    eng.state[0, RNG] = np.int64(np.uint64(rec.stream).view(np.int64))
+    eng.state[0, RNG] = np.int64(np.uint64(core_record.parse_stream(rec.stream)).view(np.int64))
     if rec.deal is not None and rec.deal != _deal_of(eng, 0):
         raise ValueError("the record's first deal is not what its deck and dealer deal")
     states, infos = core_record.replay_actions(eng, rec.actions, action_str,
                                                rec.result is not None)
     if rec.result is not None:
         core_record.check_result(rec.result, infos, [int(x) for x in infos[-1].scores[0]])
-    return ToyReplay(rec, states, infos, eng)
+    return core_record.Replay(rec, states, infos, eng)
 
 
 class BatchRecorder(core_record.BatchRecorder):

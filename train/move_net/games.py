@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from pasur_env.core.plugins import PluginTable
+from pasur_env.core.plugins import PluginTable, load_object
 
 __all__ = ["NetGame", "net_game", "NET_GAMES", "register_game", "stacked_relabellings"]
 
@@ -33,10 +33,10 @@ class NetGame:
     """the game's id (:data:`pasur_env.games.GAMES`)"""
     title: str
     """its name in reports"""
-    net_class: Callable[[], type]
-    """the numpy network class (imported on use)"""
-    agent: Callable[[Any], Any]
-    """network -> the agent that plays it alone"""
+    net_path: str
+    """``module:Class`` of the numpy network (imported on use)"""
+    agent_path: str
+    """``module:Class`` of the agent that plays a network alone (``Class(model=net)``)"""
     labeler: Callable[[Any, int], Any]
     """(the run's ``Args``, seed) -> the labeller of an iteration"""
     label_text: Callable[[Any], str]
@@ -52,6 +52,14 @@ class NetGame:
     train_longer: str = "continue it with `--resume` and more `--iterations` and " \
         "`--total-decisions`"
     """the report's advice on training longer than a budgeted run"""
+
+    def net_class(self) -> type:
+        """The numpy network class."""
+        return load_object(self.net_path)  # type: ignore[no-any-return]
+
+    def agent(self, model: Any) -> Any:
+        """The agent that plays ``model`` alone."""
+        return load_object(self.agent_path)(model=model)
 
 
 def stacked_relabellings(perms: np.ndarray, observation: Callable[[np.ndarray], np.ndarray],

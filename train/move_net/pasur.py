@@ -13,18 +13,6 @@ from train.move_net.games import NetGame, stacked_relabellings
 __all__ = ["NET_GAME"]
 
 
-def _net() -> type:
-    from agents.pasur.net import MoveNet
-
-    return MoveNet
-
-
-def _agent(model: Any) -> Any:
-    from agents.pasur.net import NetAgent
-
-    return NetAgent(model=model)
-
-
 def _labeler(args: Any, seed: int) -> Any:
     from train.move_net.data import SearchLabeler
 
@@ -67,7 +55,8 @@ def _check(args: Any) -> str | None:
 
 
 NET_GAME = NetGame(
-    "pasur", "Pasur", _net, _agent, _labeler, _text, _relabellings, check=_check,
+    "pasur", "Pasur", "agents.pasur.net:MoveNet", "agents.pasur.net:NetAgent", _labeler, _text,
+    _relabellings, check=_check,
     eval_skip=lambda players: () if players == 2 else ("ppo",),
     train_longer="the configuration of the shipped network (`--config long`)",
 )

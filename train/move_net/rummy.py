@@ -96,18 +96,6 @@ class RummyLabeler(Labeler):
 
 
 # ---- the game's plug-in of the pipeline (train.move_net.games) ---------------------------
-def _net() -> type:
-    from agents.rummy.net import RummyMoveNet
-
-    return RummyMoveNet
-
-
-def _agent(model: Any) -> Any:
-    from agents.rummy.net import RummyNetAgent
-
-    return RummyNetAgent(model=model)
-
-
 def _labeler(args: Any, seed: int) -> RummyLabeler:
     return RummyLabeler(args.label_budget, seed=seed, explore=args.explore,
                         search=args.label_search)
@@ -140,8 +128,8 @@ def _check(args: Any) -> str | None:
 
 
 NET_GAME = NetGame(
-    "persian_rummy", "Persian Rummy", _net, _agent, _labeler, _text, _relabellings,
-    check=_check, eval_skip=lambda players: ("ppo",),
+    "persian_rummy", "Persian Rummy", "agents.rummy.net:RummyMoveNet",
+    "agents.rummy.net:RummyNetAgent", _labeler, _text, _relabellings, check=_check,
     train_longer="continue it with `--resume` and more `--iterations` and "
     "`--total-decisions`, as the shipped network was made (`agents/pretrained/README.md`)",
 )
