@@ -123,6 +123,8 @@ def _view(game: TableGame) -> dict[str, Any]:
 def _replay_page(body: Any, start: int, count: int | None, limits: Limits) -> dict[str, Any]:
     """A page of a record's positions (``start``, up to ``count``), checked first."""
     game, rep = check_record(body, limits)  # replayed once, checked
+    if game not in FRAMES:
+        raise ValueError(f"the web table does not draw {game_info(game).title} records")
     positions = page_bounds(start, count, len(rep.states), limits)
     return {"game": game, "start": positions.start, "total": len(rep.states),
             "frames": FRAMES[game](rep, positions), "result": rep.record.result,
