@@ -4,17 +4,19 @@
 The one registry of the project, keyed by game (the ids of :data:`pasur_env.games.GAMES`;
 ``game`` defaults to ``"pasur"``). Names map to factories (:func:`register`); other
 specs, such as file paths, go through *loaders* (:func:`register_loader`): a predicate
-on the spec string and a factory that receives the spec. Built in:
+on the spec string and a factory that receives the spec. A game's built-in agents and
+loaders are its row's (:class:`agents.games.AgentGame` ``agents`` and ``loaders``),
+registered the first time the game is asked for:
 
-* Pasur: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo`` (the shipped
-  MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped move-scoring network,
-  alone or guiding search); loaders for saved SB3 models (``*.zip``), saved networks
-  (``*.npz``), RLlib checkpoints (``rllib:PATH``, needs the Ray venv) and CFR
-  policies of small variants (``cfr:PATH``, written by ``train.cfr``);
-* Persian Rummy: ``random``, ``greedy``, ``rollout``, ``ismcts``, ``net`` (the shipped
-  move-scoring network); loaders for saved SB3 models (``*.zip``, written by
-  ``train.rummy_ppo``) and saved networks (``*.npz``, written by ``train.net --config
-  rummy``);
+* Pasur (:mod:`agents.pasur.game`): ``random``, ``greedy``, ``heuristic``, ``ismcts``,
+  ``ppo`` (the shipped MaskablePPO model), ``net`` and ``net-ismcts`` (the shipped
+  move-scoring network, alone or guiding search); loaders for saved SB3 models
+  (``*.zip``), saved networks (``*.npz``), RLlib checkpoints (``rllib:PATH``, needs the
+  Ray venv) and CFR policies of small variants (``cfr:PATH``, written by ``train.cfr``);
+* Persian Rummy (:mod:`agents.rummy.game`): ``random``, ``greedy``, ``rollout``,
+  ``ismcts``, ``net`` (the shipped move-scoring network); loaders for saved SB3 models
+  (``*.zip``, written by ``train.rummy_ppo``) and saved networks (``*.npz``, written by
+  ``train.net --config rummy``);
 * both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
   Python search bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 
@@ -30,11 +32,12 @@ play (a name, a :class:`pasur_env.Policy`, an SB3 model, a callable) into a poli
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
+from fnmatch import fnmatchcase
 from typing import Any
 
+from agents.games import agent_game, resolve
 from pasur_env.core.policy import CallablePolicy, Policy, RandomPolicy
-from pasur_env.games import GAME_IDS, game_info
+from pasur_env.games import DEFAULT_GAME, game_info
 
 __all__ = [
     "make_agent",
@@ -52,16 +55,41 @@ __all__ = [
 
 Factory = Callable[..., Policy]
 
-_FACTORIES: dict[str, dict[str, Factory]] = {g: {} for g in GAME_IDS}
-_LOADERS: dict[str, list[tuple[Callable[[str], bool], Factory]]] = {g: [] for g in GAME_IDS}
+_FACTORIES: dict[str, dict[str, Factory]] = {}
+_LOADERS: dict[str, list[tuple[Callable[[str], bool], Factory]]] = {}
 #: registered agent names of each game (built-ins first)
-_NAMES: dict[str, list[str]] = {g: [] for g in GAME_IDS}
-#: registered Pasur agent names (built-ins first); :func:`agent_names` for any game
-AGENT_NAMES: list[str] = _NAMES["pasur"]
+_NAMES: dict[str, list[str]] = {}
 
 
 def _game(game: str) -> str:
-    return game_info(game).id
+    """The id of ``game`` (``ValueError`` naming the games), its built-in agents and
+    loaders registered (its row's) the first time it is asked for."""
+    gid = game_info(game).id
+    if gid not in _NAMES:
+        row = agent_game(gid)
+        _FACTORIES[gid], _LOADERS[gid], _NAMES[gid] = {}, [], []
+        for name, factory in (("random", RandomPolicy), *row.agents):
+            register(name, _lazy(name, factory), game=gid)
+        for pattern, factory in row.loaders:
+            register_loader(_matcher(pattern), _lazy(pattern, factory), game=gid)
+    return gid
+
+
+def _lazy(name: str, factory: Factory | str) -> Factory:
+    """``factory`` (an object or ``"module:attribute"``), imported when first called."""
+    if not isinstance(factory, str):
+        return factory
+
+    def build(*args: Any, **kwargs: Any) -> Policy:
+        return resolve(factory)(*args, **kwargs)  # type: ignore[no-any-return]
+
+    build.__name__ = f"make_{name}"
+    return build
+
+
+def _matcher(pattern: str) -> Callable[[str], bool]:
+    """A loader's predicate: the spec, in lower case, matches the glob ``pattern``."""
+    return lambda spec: fnmatchcase(spec.lower(), pattern)
 
 
 def register(name: str, factory: Factory, *, game: str = "pasur",
@@ -127,7 +155,7 @@ def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = No
     for predicate, factory in _LOADERS[game]:
         if predicate(key):
             return factory(key, seed=seed, **kwargs)
-    title = "" if game == "pasur" else f"{game_info(game).title} "
+    title = f"{game_info(game).title} " if agent_game(game).named else ""
     raise ValueError(
         f"unknown {title}agent {spec!r}; known agents: {', '.join(_NAMES[game])}"
     )
@@ -206,160 +234,5 @@ def as_agent(spec: Any, *, seed: int | None = None, game: str = "pasur") -> Poli
     )
 
 
-# ---- the built-in agents ------------------------------------------------------------------
-def _builtin(name: str) -> Factory:
-    def factory(seed: int | None = None, **kwargs: Any) -> Policy:
-        if name == "random":
-            cls: Any = RandomPolicy
-        elif name == "greedy":
-            from agents.pasur.greedy import GreedyAgent as cls
-        elif name == "heuristic":
-            from agents.pasur.heuristic import HeuristicAgent as cls
-        else:
-            from agents.pasur.ismcts import ISMCTSAgent as cls
-        return cls(seed=seed, **kwargs)
-
-    factory.__name__ = f"make_{name}"
-    return factory
-
-
-for _name in ("random", "greedy", "heuristic", "ismcts"):
-    register(_name, _builtin(_name))
-
-#: the shipped 2-player PPO agent (see README: how it was trained)
-PRETRAINED_PPO = Path(__file__).resolve().parent / "pretrained" / "ppo_2p.zip"
-
-
-def _sb3_loader(game: str) -> Factory:
-    """The loader of ``game``'s saved MaskablePPO models (``.zip``): a batched agent of
-    that game (needs the train extra).
-
-    It plays its most probable legal action (``deterministic=True``) unless told to
-    sample (``model.zip:deterministic=False`` on the command line).
-    """
-    def load(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-        from agents.learned.sb3 import PolicyAgent
-
-        kwargs.setdefault("deterministic", True)
-        return PolicyAgent(spec, seed=seed, game_ids=(game,), **kwargs)
-
-    load.__name__ = f"load_sb3_{game}"
-    return load
-
-
-_load_sb3 = _sb3_loader("pasur")
-
-
-def _make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
-    if not PRETRAINED_PPO.exists():
-        raise FileNotFoundError(f"the pretrained model is missing: {PRETRAINED_PPO}")
-    agent = _load_sb3(str(PRETRAINED_PPO), seed=seed, **kwargs)
-    agent.name = "ppo"
-    return agent
-
-
-register_loader(lambda spec: spec.lower().endswith(".zip"), _load_sb3)
-register("ppo", _make_ppo)
-register_loader(lambda spec: spec.lower().endswith(".zip"), _sb3_loader("persian_rummy"),
-                game="persian_rummy")
-
-
-def _rummy(name: str) -> Factory:
-    def factory(seed: int | None = None, **kwargs: Any) -> Policy:
-        if name == "random":
-            cls: Any = RandomPolicy
-        elif name == "greedy":
-            from agents.rummy.greedy import RummyGreedyAgent as cls
-        elif name == "ismcts":
-            from agents.rummy.ismcts import RummyISMCTSAgent as cls
-        else:
-            from agents.rummy.rollout import RummyRolloutAgent as cls
-        return cls(seed=seed, **kwargs)
-
-    factory.__name__ = f"make_rummy_{name}"
-    return factory
-
-
-for _name in ("random", "greedy", "rollout", "ismcts"):
-    register(_name, _rummy(_name), game="persian_rummy")
-
-
-def _make_net(seed: int | None = None, **kwargs: Any) -> Policy:
-    """The move-scoring network alone (``agents.pasur.net``); the shipped one for the game's
-    number of players unless ``path=`` names another."""
-    from agents.pasur.net import NetAgent
-
-    return NetAgent(seed=seed, **kwargs)
-
-
-def _make_net_ismcts(seed: int | None = None, **kwargs: Any) -> Policy:
-    """Determinized search guided by the network (``agents.pasur.net.search``)."""
-    from agents.pasur.net.search import NetSearchAgent
-
-    return NetSearchAgent(seed=seed, **kwargs)
-
-
-def _load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """A saved network (``.npz``, written by ``train.net``) as the ``net`` agent."""
-    from agents.pasur.net import NetAgent
-
-    return NetAgent(seed=seed, path=spec, **kwargs)
-
-
-register("net", _make_net)
-register("net-ismcts", _make_net_ismcts)
-register_loader(lambda spec: spec.lower().endswith(".npz"), _load_net)
-
-
-def _make_rummy_net(seed: int | None = None, **kwargs: Any) -> Policy:
-    """Persian Rummy's move-scoring network (``agents.rummy.net``); the shipped one unless
-    ``path=`` names another."""
-    from agents.rummy.net import RummyNetAgent
-
-    return RummyNetAgent(seed=seed, **kwargs)
-
-
-def _load_rummy_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """A saved Persian Rummy network (``.npz``) as the ``net`` agent."""
-    return _make_rummy_net(seed=seed, path=spec, **kwargs)
-
-
-register("net", _make_rummy_net, game="persian_rummy")
-register_loader(lambda spec: spec.lower().endswith(".npz"), _load_rummy_net,
-                game="persian_rummy")
-
-
-def _load_rllib(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """An RLlib checkpoint (``rllib:PATH``, written by ``train/rllib_ppo.py``) as an agent
-    (needs the ``rllib`` extra, in a virtual environment of its own)."""
-    from agents.learned.rllib_agent import PREFIX, RLlibAgent
-
-    return RLlibAgent(spec[len(PREFIX):], seed=seed, **kwargs)
-
-
-register_loader(lambda spec: spec.lower().startswith("rllib:"), _load_rllib)
-
-
-def _load_cfr(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """A policy solved by ``train.cfr`` on a small variant (``cfr:PATH``)."""
-    from agents.pasur.cfr import CFRAgent
-
-    return CFRAgent(spec[len("cfr:"):], seed=seed, **kwargs)
-
-
-register_loader(lambda spec: spec.lower().startswith("cfr:"), _load_cfr)
-
-
-def _load_openspiel(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """``openspiel:BOT``: OpenSpiel's Python search bot ``BOT`` (``mcts``, ``ismcts``;
-    ``agents.learned.openspiel_bot``, needs the ``openspiel`` extra). A spec, not a name:
-    like ``rllib:PATH`` it is not listed by :func:`agent_names`, so tools that offer every
-    registered name (the web table) do not offer these slow Python searches."""
-    from agents.learned.openspiel_bot import PREFIX, OpenSpielBotAgent
-
-    return OpenSpielBotAgent(spec[len(PREFIX):].strip().lower(), seed=seed, **kwargs)
-
-
-for _game_id in GAME_IDS:
-    register_loader(lambda spec: spec.lower().startswith("openspiel:"), _load_openspiel,
-                    game=_game_id)
+#: registered Pasur agent names (built-ins first); :func:`agent_names` for any game
+AGENT_NAMES: list[str] = _NAMES[_game(DEFAULT_GAME)]

@@ -77,17 +77,11 @@ def __getattr__(name: str):  # noqa: ANN202 - lazy: the vector env needs stable-
 
 
 def _register_gymnasium() -> None:
-    import gymnasium
+    """Every game's Gymnasium id (``pasur_env/Pasur-v0``, ...): reading the game table
+    registers them (:mod:`pasur_env.games`)."""
+    from pasur_env.games import GAMES
 
-    if "pasur_env/Pasur-v0" not in gymnasium.registry:
-        gymnasium.register(
-            id="pasur_env/Pasur-v0", entry_point="pasur_env.pasur.single_agent:PasurSingleAgentEnv"
-        )
-    if "pasur_env/PersianRummy-v0" not in gymnasium.registry:
-        gymnasium.register(
-            id="pasur_env/PersianRummy-v0",
-            entry_point="pasur_env.rummy.single_agent:PersianRummySingleAgentEnv",
-        )
+    GAMES.collect()
 
 
 _register_gymnasium()

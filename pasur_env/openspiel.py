@@ -1,5 +1,6 @@
-"""Both games as OpenSpiel games: importing this module registers ``python_pasur`` and
-``python_persian_rummy`` with ``pyspiel`` (needs the ``openspiel`` extra).
+"""The games as OpenSpiel games: importing this module registers every game with an
+adapter (``python_pasur``, ``python_persian_rummy``) with ``pyspiel`` (needs the
+``openspiel`` extra).
 
 ::
 
@@ -9,29 +10,35 @@
     game = pyspiel.load_game("python_pasur", {"players": 3})
 
 The adapter is :mod:`pasur_env.core.openspiel_game`; each game's part is its
-``openspiel_game`` module (docs/openspiel.md: parameters, chance model, tensors).
+``openspiel_game`` module, named by its row of :data:`pasur_env.games.GAMES`
+(docs/openspiel.md: parameters, chance model, tensors).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from pasur_env.pasur import openspiel_game as pasur_game
-from pasur_env.pasur.engine import Engine
-from pasur_env.pasur.openspiel_game import SHORT_NAME as PASUR
-from pasur_env.pasur.openspiel_game import PasurGame
-from pasur_env.rummy import openspiel_game as rummy_game
-from pasur_env.rummy.openspiel_game import SHORT_NAME as PERSIAN_RUMMY
-from pasur_env.rummy.openspiel_game import RummyGame
+from pasur_env.games import GAMES
 
-__all__ = ["PASUR", "PERSIAN_RUMMY", "PasurGame", "RummyGame", "GAME_NAMES", "load_game",
-           "agreement", "game_for_engine"]
+__all__ = ["GAME_NAMES", "load_game", "agreement", "game_for_engine"]
 
-#: the registered OpenSpiel name of each of the project's games
-GAME_NAMES: dict[str, str] = {"pasur": PASUR, "persian_rummy": PERSIAN_RUMMY}
+
+def _adapters() -> dict[str, Any]:
+    """The OpenSpiel adapter of every game that has one (importing it registers the game
+    with ``pyspiel``), by game id."""
+    return {g: info.openspiel_module() for g, info in GAMES.items() if info.openspiel_path}
+
+
+#: the registered OpenSpiel name of each of the project's games that has an adapter
+GAME_NAMES: dict[str, str] = {g: module.SHORT_NAME for g, module in _adapters().items()}
+
+
+def _adapter(game: str) -> Any:
+    if game not in GAME_NAMES:
+        raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAME_NAMES)}")
+    return GAMES[game].openspiel_module()
 
 
 def load_game(game: str = "pasur", **params: object) -> object:
@@ -39,37 +46,26 @@ def load_game(game: str = "pasur", **params: object) -> object:
     (``"pasur"``, ``"persian_rummy"``) with game parameters as keywords."""
     import pyspiel
 
-    if game not in GAME_NAMES:
-        raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAME_NAMES)}")
-    return pyspiel.load_game(GAME_NAMES[game], dict(params))
+    return pyspiel.load_game(_adapter(game).SHORT_NAME, dict(params))
 
 
 _GAMES_OF_RULES: dict[Any, Any] = {}
 
 
 def game_for_engine(engine: Any) -> Any:
-    """The OpenSpiel game (loaded once per rules) of the games of ``engine``, a
-    :class:`~pasur_env.Engine` or :class:`~pasur_env.rummy.RummyEngine`: what a search
-    bot needs to act in them (one round of them: the game is one round per episode)."""
+    """The OpenSpiel game (loaded once per rules) of the games of ``engine``, the engine
+    of a game with an adapter (:class:`~pasur_env.Engine`,
+    :class:`~pasur_env.rummy.RummyEngine`): what a search bot needs to act in them (one
+    round of them: the game is one round per episode)."""
     rules = engine.rules
     if rules not in _GAMES_OF_RULES:
-        if isinstance(engine, Engine):
-            game = load_game("pasur", **pasur_game.params_of(rules))
-        else:
-            game = load_game("persian_rummy", **rummy_game.params_of(rules))
-        _GAMES_OF_RULES[rules] = game
+        game = next((g for g in GAME_NAMES if isinstance(engine, GAMES[g].engine_class())),
+                    None)
+        if game is None:
+            raise ValueError(f"{type(engine).__name__} is the engine of no game with an "
+                             f"OpenSpiel adapter ({', '.join(GAME_NAMES)})")
+        _GAMES_OF_RULES[rules] = load_game(game, **_adapter(game).params_of(rules))
     return _GAMES_OF_RULES[rules]
-
-
-def _engine_rewards(game: str, rules: Any) -> Callable[[Any], np.ndarray]:
-    """The envs' ``diff`` rewards of one engine step, per seat (the games' reward modules)."""
-    if game == "pasur":
-        from pasur_env.pasur.rewards import seat_rewards
-
-        return lambda info: seat_rewards(info, rules, "diff")[0]
-    from pasur_env.rummy.rewards import seat_rewards as rummy_rewards
-
-    return lambda info: rummy_rewards(info, "diff")[0]
 
 
 def _random_playout(state: Any, rng: np.random.Generator) -> list[tuple[list[int], int]]:
@@ -100,7 +96,7 @@ def agreement(game: str = "pasur", playouts: int = 100, seed: int = 0,
     """
     os_game = load_game(game, **params)
     spec = os_game.spec  # type: ignore[attr-defined]
-    rewards = _engine_rewards(game, spec.rules)
+    rewards = _adapter(game).diff_rewards(spec.rules)
     rng = np.random.default_rng(seed)
     decisions = legal_mismatch = return_mismatch = 0
     for _ in range(int(playouts)):

@@ -3,9 +3,11 @@ imports its players)."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path, PurePath
 
 import numpy as np
 import pytest
@@ -96,3 +98,101 @@ def test_the_game_imports_none_of_its_players() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---- games are plug-ins: no shared module names a game ---------------------------------------
+# The rule: a shared module (any module of pasur_env, agents and train that is not a game's
+# own: outside the game's packages, such as pasur_env/rummy/ and agents/pasur/, and not
+# named for it, such as rummy_terminal.py or pasur_v0.py) never uses a game id as a
+# string constant to decide something: in a comparison or membership test (``game ==
+# "pasur"``, ``game in ("pasur", ...)``), as a key of a dict literal (``{"pasur": ...}``),
+# as a subscript (``names["pasur"]``, ``Literal["pasur", ...]``) or as a ``case``
+# pattern. It asks the game's row instead (pasur_env.games, agents.games,
+# train.move_net.games). A game id as a default (``game: str = "pasur"``,
+# ``DEFAULT_GAME = "pasur"``), as a keyword argument (``evaluate(..., game="pasur")`` in
+# a Pasur-only pipeline) or in text is not a decision and is allowed.
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _own_names() -> set[str]:
+    """The names that make a module a game's own: the game ids and the packages the
+    games' rows point at (``pasur``, ``rummy``)."""
+    from pasur_env.games import GAMES
+
+    names = set(GAMES)
+    for info in GAMES.values():
+        names.add(info.engine_path.partition(":")[0].split(".")[-2])
+    return names
+
+
+def _is_own(rel: PurePath, own: set[str]) -> bool:
+    return (any(part in own for part in rel.parts[:-1])
+            or any(name in rel.stem for name in own))
+
+
+def game_id_decisions(source: str, ids: set[str]) -> list[tuple[int, str]]:
+    """``(line, id)`` of every game id in ``source`` used to decide (the rule above)."""
+    def consts(node: ast.AST | None) -> list[ast.Constant]:
+        if isinstance(node, ast.Constant) and node.value in ids:
+            return [node]
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return [c for elt in node.elts for c in consts(elt)]
+        return []
+
+    found: list[ast.Constant] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                found += consts(operand)
+        elif isinstance(node, ast.Dict):
+            for key in node.keys:
+                found += consts(key)
+        elif isinstance(node, ast.Subscript):
+            found += consts(node.slice)
+        elif isinstance(node, ast.MatchValue):
+            found += consts(node.value)
+    return sorted((c.lineno, c.value) for c in found)
+
+
+def test_no_shared_module_decides_by_a_game_id() -> None:
+    from pasur_env.games import GAMES
+
+    ids, own = set(GAMES), _own_names()
+    found = []
+    for pkg in ("pasur_env", "agents", "train"):
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            if _is_own(rel, own):
+                continue
+            for line, gid in game_id_decisions(path.read_text(encoding="utf-8"), ids):
+                found.append(f"{rel}:{line}: {gid!r}")
+    assert not found, "shared modules decide by a game id (ask the game's row):\n" + \
+        "\n".join(found)
+
+
+@pytest.mark.parametrize(("source", "decides"), [
+    ('if game == "pasur": pass', True),
+    ('x = 1 if g != "persian_rummy" else 2', True),
+    ('ok = game in ("pasur", "persian_rummy")', True),
+    ('TABLES = {"pasur": 1}', True),
+    ('names = NAMES["pasur"]', True),
+    ('g: Literal["pasur", "persian_rummy"]', True),
+    ('match game:\n    case "pasur":\n        pass', True),
+    ('def f(game: str = "pasur") -> None: pass', False),
+    ('evaluate(a, b, game="pasur")', False),
+    ('DEFAULT_GAME = "pasur"', False),
+    ('"""Pasur and persian_rummy: the games."""', False),
+])
+def test_the_game_id_rule_can_fail(source: str, decides: bool) -> None:
+    assert bool(game_id_decisions(source, {"pasur", "persian_rummy"})) is decides
+
+
+def test_the_own_modules_of_a_game_are_told_from_shared_ones() -> None:
+    own = _own_names()
+    assert {"pasur", "persian_rummy", "rummy"} <= own
+    for rel in ("pasur_env/rummy/engine.py", "agents/pasur/game.py", "pasur_env/pasur_v0.py",
+                "agents/apps/rummy_terminal.py", "train/move_net/pasur.py"):
+        assert _is_own(PurePath(rel), own), rel
+    for rel in ("pasur_env/games.py", "agents/evaluation/match.py", "agents/apps/cli.py",
+                "train/net.py", "pasur_env/core/record.py"):
+        assert not _is_own(PurePath(rel), own), rel

@@ -236,24 +236,15 @@ def check_args(args: Args) -> str | None:
     """What is wrong with settings that parse but cannot run, or None."""
     if args.players not in (2, 3, 4):
         return f"--players must be 2, 3 or 4, got {args.players}"
-    if args.game not in ("pasur", "persian_rummy"):
-        return f"--game must be pasur or persian_rummy, got {args.game!r}"
+    from train.move_net.games import NET_GAMES, net_game
+
+    if args.game not in NET_GAMES:
+        return f"--game must be {' or '.join(NET_GAMES)}, got {args.game!r}"
     if args.label_search not in ("rollout", "ismcts"):
         return f"--label-search must be rollout or ismcts, got {args.label_search!r}"
-    if args.game == "persian_rummy" and args.players != 4:
-        return "Persian Rummy has 4 players: --players 4 (--config rummy sets it)"
-    if args.preset is not None:
-        from pasur_env.pasur.rules import make_rules
-
-        if args.game != "pasur":
-            return f"--preset is a Pasur rule preset; {args.game} has none"
-        try:
-            rules = make_rules(args.preset)
-        except ValueError as e:
-            return str(e)
-        if rules.num_players != args.players:
-            return (f"preset {args.preset!r} is a {rules.num_players}-player game: "
-                    f"--players {rules.num_players}")
+    refused = net_game(args.game).check(args)  # what the game itself refuses
+    if refused is not None:
+        return refused
     if args.time_budget_min < 0:
         return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
     if args.address is not None:
@@ -476,8 +467,11 @@ def _match(args: Args) -> dict[str, Any]:
 
 
 def _skip(args: Args) -> tuple[str, ...]:
-    """Opponents left out of the evaluations: ``ppo`` plays only 2-player Pasur."""
-    return () if args.players == 2 and args.game == "pasur" else ("ppo",)
+    """Opponents left out of the evaluations (the game's plug-in says: ``ppo`` plays only
+    2-player Pasur)."""
+    from train.move_net.games import net_game
+
+    return net_game(args.game).eval_skip(args.players)
 
 
 def evaluate_network(args: Args, state: State, opponents: str, rounds: int,
@@ -613,14 +607,12 @@ def budget_lines(given: Args, args: Args, plan: dict[str, Any], wall: float) -> 
     """The report's paragraph on a budgeted run: what it measured and planned, the same
     run as a fixed-work command, and how to train longer."""
     from train.move_net.budget import Plan
+    from train.move_net.games import net_game
 
     p = Plan.from_json(plan)
     fixed = command_of(dataclasses.replace(args, time_budget_min=0.0))
     longer = command_of(dataclasses.replace(given, time_budget_min=2 * p.budget_min))
-    shipped = ("the configuration of the shipped network (`--config long`)"
-               if args.game == "pasur" else
-               "continue it with `--resume` and more `--iterations` and `--total-decisions`, "
-               "as the shipped network was made (`agents/pretrained/README.md`)")
+    shipped = net_game(args.game).train_longer
     return [f"Wall-time budget: {p.summary()}. The run took {wall / 60:.1f} min up to this "
             f"report. The same run without a budget (the same network to the last digit): "
             f"`{fixed}`. To train longer, give a larger budget (`{longer}`) or {shipped}."]

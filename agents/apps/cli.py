@@ -43,7 +43,7 @@ from typing import Any
 from agents.registry import parse_value
 from pasur_env.core.compile import compile_progress
 from pasur_env.core.extras import as_missing_extra, missing_extra
-from pasur_env.games import GAME_IDS, game_info
+from pasur_env.games import DEFAULT_GAME, GAME_IDS, game_info
 
 __all__ = ["main", "build_parser"]
 
@@ -294,24 +294,27 @@ def _write_json(res: Any, args: argparse.Namespace, out: Any) -> None:
 def _refusal(args: argparse.Namespace) -> str | None:
     """Why the parsed options do not fit the chosen game (one line), or None.
 
-    Checked before any command runs (``serve`` offers every game); the options of
-    ``eval``, ``tournament``, ``demo`` and ``play`` (players, preset, rule flags) must be
-    ones the game takes (:func:`agents.evaluation.match.setup`).
+    Checked before any command runs (``serve`` offers every game): ``--players`` must be
+    one of the game's seat counts and ``--preset`` needs a game with presets
+    (:class:`pasur_env.games.GameInfo`); the options of ``eval``, ``tournament`` and
+    ``demo`` (players, preset, rule flags) must be ones the game's match set-up takes
+    (:func:`agents.evaluation.match.setup`). ``play`` checks its rule flags itself: its
+    terminal table takes the env's options too.
     """
-    game = getattr(args, "game", "pasur")
-    if args.command in ("replay", "warmup", "doctor", "serve", "exploitability"):
+    game = getattr(args, "game", DEFAULT_GAME)
+    if args.command in ("replay", "warmup", "doctor", "serve", "exploitability", "agents"):
         return None
-    if game == "pasur" and args.command == "play":
-        return None
-    title = game_info(game).title
-    if args.command == "agents":
-        return None
-    taken = game_info(game).players
+    info = game_info(game)
+    taken = info.players
     refused = [f"--players {args.players}"] if args.players not in (None, *taken) else []
-    refused += ["--preset"] if getattr(args, "preset", None) is not None else []
-    if game != "pasur" and refused:
-        return (f"--game {game} does not take {', '.join(refused)} ({title} is played by "
-                f"{' or '.join(map(str, taken))} players in teams and has no rule presets)")
+    if getattr(args, "preset", None) is not None and not info.presets:
+        refused.append("--preset")
+    if refused:
+        return (f"--game {game} does not take {', '.join(refused)} ({info.title} is played by "
+                f"{' or '.join(map(str, taken))} players"
+                + ("" if info.presets else " and has no rule presets") + ")")
+    if args.command == "play":
+        return None
     from agents.evaluation.match import setup
 
     try:
@@ -390,34 +393,22 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from agents.apps.terminal import play
-    from pasur_env.pasur.cards import parse_cards
+    from agents.games import agent_game
 
-    opponents = args.opponent or ["greedy"]
-    kwargs = _rules(args.rule)
-    if args.game == "persian_rummy":
-        from agents.apps.rummy_terminal import play_rummy
-
-        deck = args.deck.replace(",", " ").split() if args.deck else None
-        return play_rummy(opponents, seed=args.seed, seat=args.seat, episode=args.episode,
-                          deck=deck, **kwargs)
-    if args.preset:
-        kwargs["preset"] = args.preset
-    deck = parse_cards(args.deck) if args.deck else None
-    return play(
-        opponents if len(opponents) > 1 else opponents[0], players=args.players or 2,
-        seed=args.seed, seat=args.seat, episode=args.episode, deck=deck, **kwargs,
-    )
+    play = agent_game(args.game).load("terminal_play")  # the game's terminal table
+    code: int = play(args.opponent or ["greedy"], players=args.players, seed=args.seed,
+                     seat=args.seat, episode=args.episode, deck=args.deck,
+                     preset=args.preset, **_rules(args.rule))
+    return code
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from agents.apps.terminal import watch, watch_rummy
+    from agents.games import agent_game
 
-    agents = args.agent or ["random"]
-    spec = agents if len(agents) > 1 else agents[0]
-    if args.game == "persian_rummy":
-        return watch_rummy(spec, seed=args.seed, episode=args.episode)
-    return watch(spec, players=args.players or 2, seed=args.seed, episode=args.episode)
+    watch = agent_game(args.game).load("terminal_watch")
+    code: int = watch(args.agent or ["random"], players=args.players, seed=args.seed,
+                      episode=args.episode)
+    return code
 
 
 def _serve(args: argparse.Namespace) -> int:

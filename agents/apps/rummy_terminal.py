@@ -1,4 +1,5 @@
-"""Play Persian Rummy in the terminal against the agents (``pasur play --game persian_rummy``).
+"""Play Persian Rummy in the terminal against the agents (``pasur play --game persian_rummy``),
+or watch them (:func:`watch_rummy`, ``pasur demo --game persian_rummy``).
 
 The game is the web table's :class:`~agents.apps.web.rummy_table.RummyTable` (the same
 checks, agents' turns, log and score sheet; it needs no web package), shown as text:
@@ -24,13 +25,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+import numpy as np
+
 from agents.apps.terminal import Console, _Quit
 from agents.apps.web.rummy_table import RummyTable
-from pasur_env.core.policy import Policy
+from agents.registry import agent_label, build_agent
+from pasur_env.core.loop import decide
+from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.rummy.actions import parse_action
 from pasur_env.rummy.cards import card_str, parse_card
 
-__all__ = ["RummyHumanGame", "play_rummy"]
+__all__ = ["RummyHumanGame", "play_rummy", "watch_rummy", "play_command", "watch_command"]
 
 HELP = """\
 Commands:
@@ -212,3 +217,63 @@ def play_rummy(opponent: str | Policy | Sequence[str | Policy] = "greedy",
     :class:`RummyHumanGame` (``seat``, ``seed``, ``episode``, ``deck``, ``dealer``, the
     streams and rule flags). Returns the exit code."""
     return RummyHumanGame(opponent, **options).run()
+
+
+def watch_rummy(agents: str | Policy | Sequence[str | Policy] = "random", seed: int = 0,
+                episode: str = "game", output_stream: TextIO | None = None) -> int:
+    """Print one Persian Rummy game played by ``agents`` alone (one spec for all four
+    seats, or one per seat): the table at every deal with all hands, each action, each
+    deal's team points. Played by :func:`pasur_env.core.loop.decide` on a one-game engine.
+    """
+    from pasur_env.rummy import RummyEngine
+    from pasur_env.rummy.actions import action_str
+
+    out = output_stream if output_stream is not None else sys.stdout
+    specs = [agents] * 4 if isinstance(agents, (str, Policy)) else list(agents)
+    if len(specs) != 4:
+        raise ValueError(f"give one agent for every seat or one per seat (4), got {len(specs)}")
+    eng = RummyEngine(1, seed=seed, episode=episode, auto_reset=False)
+    policies = [check_policy_fits(build_agent(a, seed=seed + s, game=eng.GAME_ID), eng.GAME_ID,
+                                  4, eng.obs_size, role=f"the agent at seat {s}")
+                for s, a in enumerate(specs)]
+    names = [f"player_{s} ({agent_label(a)})" for s, a in enumerate(specs)]
+    out.write(f"Persian Rummy, seed {seed}: {', '.join(names)}; teams 0+2 and 1+3\n\n"
+              f"{eng.render(0)}\n")
+    games = np.zeros(1, dtype=np.int64)
+    while not eng.done[0]:
+        seat = eng.mover(0)
+        action = decide(eng, games, policies, np.array([seat]))
+        info = eng.step(action)
+        out.write(f"player_{seat}: {action_str(int(action[0]))}\n")
+        if info.round_end[0]:
+            pts = info.round_points[0].tolist()
+            out.write(f"\ndeal over: team points {pts}, scores {info.scores[0].tolist()}\n")
+            if not eng.done[0]:
+                out.write(f"\n{eng.render(0)}\n")
+    out.write(f"game over: scores {eng.scores[0].tolist()}\n")
+    return 0
+
+
+def play_command(opponents: Sequence[str], *, players: int | None = None,
+                 seed: int | None = None, seat: int = 0, episode: str = "game",
+                 deck: str | None = None, preset: str | None = None,
+                 **rule_flags: Any) -> int:
+    """``pasur play --game persian_rummy`` (its row of :mod:`agents.games`): the command
+    line's options as :func:`play_rummy` takes them (``deck``: card codes separated by
+    spaces or commas). Four players, no presets."""
+    if players not in (None, 4):
+        raise ValueError(f"Persian Rummy is played by 4 players in teams, got players={players}")
+    if preset is not None:
+        raise ValueError(f"Persian Rummy has no rule presets, got preset={preset!r}")
+    cards = deck.replace(",", " ").split() if deck else None
+    return play_rummy(list(opponents), seed=seed, seat=seat, episode=episode, deck=cards,
+                      **rule_flags)
+
+
+def watch_command(agents: Sequence[str], *, players: int | None = None, seed: int = 0,
+                  episode: str = "game") -> int:
+    """``pasur demo --game persian_rummy`` (its row of :mod:`agents.games`):
+    :func:`watch_rummy` of ``agents`` (one for every seat, or one per seat)."""
+    if players not in (None, 4):
+        raise ValueError(f"Persian Rummy is played by 4 players in teams, got players={players}")
+    return watch_rummy(agents if len(agents) > 1 else agents[0], seed=seed, episode=episode)

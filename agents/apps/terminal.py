@@ -33,11 +33,12 @@ from agents.registry import agent_label, build_agent
 from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.pasur import kernels as K
-from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card
+from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card, parse_cards
 from pasur_env.pasur.engine import StepInfo
 from pasur_env.pasur.moves import capture_is_sur, move_options, move_to_actions
 
-__all__ = ["play", "watch", "watch_rummy", "replay_in_terminal", "HumanGame", "Console"]
+__all__ = ["play", "watch", "play_command", "watch_command", "replay_in_terminal", "HumanGame",
+           "Console"]
 
 HELP = """\
 Commands:
@@ -485,39 +486,26 @@ def watch(agents: str | Policy | Sequence[str | Policy] = "random", **options: A
     return HumanGame(agents, seat=None, **options).run()
 
 
-def watch_rummy(agents: str | Policy | Sequence[str | Policy] = "random", seed: int = 0,
-                episode: str = "game", output_stream: TextIO | None = None) -> int:
-    """Print one Persian Rummy game played by ``agents`` alone (one spec for all four
-    seats, or one per seat): the table at every deal with all hands, each action, each
-    deal's team points. Played by :func:`pasur_env.core.loop.decide` on a one-game engine.
-    """
-    from pasur_env.rummy import RummyEngine
-    from pasur_env.rummy.actions import action_str
+def play_command(opponents: Sequence[str], *, players: int | None = None,
+                 seed: int | None = None, seat: int = 0, episode: str = "game",
+                 deck: str | None = None, preset: str | None = None,
+                 **rule_flags: Any) -> int:
+    """``pasur play`` (Pasur's row of :mod:`agents.games`): the command line's options as
+    :func:`play` takes them (``players`` None: 2; ``deck`` as card codes)."""
+    if preset:
+        rule_flags["preset"] = preset
+    return play(
+        opponents if len(opponents) > 1 else opponents[0], players=players or 2, seed=seed,
+        seat=seat, episode=episode, deck=parse_cards(deck) if deck else None, **rule_flags,
+    )
 
-    out = output_stream if output_stream is not None else sys.stdout
-    specs = [agents] * 4 if isinstance(agents, (str, Policy)) else list(agents)
-    if len(specs) != 4:
-        raise ValueError(f"give one agent for every seat or one per seat (4), got {len(specs)}")
-    eng = RummyEngine(1, seed=seed, episode=episode, auto_reset=False)
-    policies = [check_policy_fits(build_agent(a, seed=seed + s, game=eng.GAME_ID), eng.GAME_ID,
-                                  4, eng.obs_size, role=f"the agent at seat {s}")
-                for s, a in enumerate(specs)]
-    names = [f"player_{s} ({agent_label(a)})" for s, a in enumerate(specs)]
-    out.write(f"Persian Rummy, seed {seed}: {', '.join(names)}; teams 0+2 and 1+3\n\n"
-              f"{eng.render(0)}\n")
-    games = np.zeros(1, dtype=np.int64)
-    while not eng.done[0]:
-        seat = eng.mover(0)
-        action = decide(eng, games, policies, np.array([seat]))
-        info = eng.step(action)
-        out.write(f"player_{seat}: {action_str(int(action[0]))}\n")
-        if info.round_end[0]:
-            pts = info.round_points[0].tolist()
-            out.write(f"\ndeal over: team points {pts}, scores {info.scores[0].tolist()}\n")
-            if not eng.done[0]:
-                out.write(f"\n{eng.render(0)}\n")
-    out.write(f"game over: scores {eng.scores[0].tolist()}\n")
-    return 0
+
+def watch_command(agents: Sequence[str], *, players: int | None = None, seed: int = 0,
+                  episode: str = "game") -> int:
+    """``pasur demo`` (Pasur's row of :mod:`agents.games`): :func:`watch` of ``agents``
+    (one for every seat, or one per seat; ``players`` None: 2)."""
+    return watch(agents if len(agents) > 1 else agents[0], players=players or 2, seed=seed,
+                 episode=episode)
 
 
 def load_record(path: str, game: int = 0) -> dict[str, Any]:

@@ -13,7 +13,6 @@ batches of hundreds of games. Compiling is all it does: the games played are thr
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -36,7 +35,7 @@ WARMUP_ROUNDS = 4
 
 def _play_aec(game: str) -> None:
     """One episode of the PettingZoo env, random legal actions (observation kernels)."""
-    env = importlib.import_module(game_info(game).aec_module).env()
+    env = game_info(game).aec_env_module().env()
     env.reset(seed=0)
     rng = np.random.default_rng(0)
     for _ in env.agent_iter():
@@ -63,10 +62,7 @@ def _play_gym(game: str) -> None:
 
 def _play_vec(game: str) -> None:
     """A few steps of the SB3 vector env (needs the train extra)."""
-    import pasur_env
-
-    cls = pasur_env.PasurVecEnv if game == "pasur" else pasur_env.PersianRummyVecEnv
-    venv = cls(num_envs=2, seed=0)
+    venv = game_info(game).vector_env_class()(num_envs=2, seed=0)
     venv.reset()
     rng = np.random.default_rng(0)
     for _ in range(4):

@@ -28,7 +28,6 @@ one play loop, :func:`pasur_env.core.loop.play`. Example::
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Sequence
@@ -41,6 +40,7 @@ import numpy as np
 from agents.evaluation.progress import Progress
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
+from agents.games import Setup, agent_game
 from agents.registry import agent_label, build_agent
 from pasur_env.core.args import check_seed
 from pasur_env.core.loop import DecisionClock, play
@@ -292,75 +292,36 @@ def _check_counts(rounds: int, batch: int, games: int | None, mode: str) -> int:
     return int(games)
 
 
-@dataclass(frozen=True)
-class Setup:
-    """What a match of one game is played with: seats, rules (as reported) and the
-    engine's flags."""
-
-    game: str
-    players: int
-    rules: dict[str, Any]
-    engine_flags: dict[str, Any]
-
-
-def _pasur_setup(players: int, preset: str | None, rule_flags: dict[str, Any]) -> Setup:
-    """Pasur's rules (validated); ``num_players`` must agree with ``players``."""
-    from pasur_env.pasur.rules import make_rules
-
-    if "num_players" in rule_flags:
-        if int(rule_flags["num_players"]) != players:
-            raise ValueError("give the number of players as players=, not num_players=")
-        rule_flags.pop("num_players")
-    flags = dict(rule_flags)
-    if preset is not None:
-        flags["preset"] = preset
-    rules = make_rules(num_players=players, **flags)
-    rules_label = "custom" if rule_flags else "classic"
-    rules_json = dataclasses.asdict(rules) | {"preset": preset or rules_label}
-    return Setup("pasur", players, rules_json, dict(flags, num_players=players))
-
-
-def _rummy_setup(players: int, preset: str | None, rule_flags: dict[str, Any]) -> Setup:
-    """Persian Rummy's rules (validated): four players in teams, no presets."""
-    from pasur_env.rummy.rules import make_rummy_rules
-
-    if players != 4:
-        raise ValueError(f"Persian Rummy is played by 4 players in teams, got players={players}")
-    if preset is not None:
-        raise ValueError(f"Persian Rummy has no rule presets, got preset={preset!r}")
-    rules = make_rummy_rules(**rule_flags)
-    return Setup("persian_rummy", 4, rules.to_dict(), dict(rule_flags))
-
-
 def setup(game: str, players: int | None, preset: str | None,
           rule_flags: dict[str, Any]) -> Setup:
     """The :class:`Setup` of a match of ``game`` (``players`` None: the game's first seat
-    count); ``ValueError`` for what the game does not take."""
+    count); ``ValueError`` for what the game does not take (its row's set-up,
+    :class:`agents.games.AgentGame`)."""
     info = game_info(game)
     players = info.players[0] if players is None else players
     if isinstance(players, bool) or not isinstance(players, (int, np.integer)):
         raise ValueError(f"players must be an int, got {players!r}")
-    make = _pasur_setup if info.id == "pasur" else _rummy_setup
-    return make(int(players), preset, rule_flags)
+    return agent_game(info.id).match_setup(int(players), preset, rule_flags)
 
 
 def _agents(game: str, a: str | Policy, b: str | Policy, seed: int) -> tuple[Policy, Policy]:
     """Build A and B (the same instance may play both sides; equal specs build two).
 
-    Pasur's agents get independent seeds derived from ``seed``; Persian Rummy's get
-    ``seed`` and ``seed + 1`` and instances play as given (the seeding its results were
-    first published with).
+    The seeds of A and B come from ``seed`` as the game's row says
+    (:attr:`agents.games.AgentGame.match_seeds`: Pasur's are derived independently,
+    Persian Rummy's are ``seed`` and ``seed + 1``, the seeding its results were first
+    published with), and so does whether an instance is reseeded.
     """
-    if game == "pasur":
-        seed_a, seed_b = (int(x) for x in np.random.SeedSequence([seed, 1]).generate_state(2))
-        agent_a = build_agent(a, seed=seed_a)
-        agent_b = agent_a if not isinstance(a, str) and b is a else build_agent(b, seed=seed_b)
-        return agent_a, agent_b
+    row = agent_game(game)
+    seed_a, seed_b = row.match_seeds(seed)
 
     def make(spec: str | Policy, s: int) -> Policy:
-        return build_agent(spec, seed=s if isinstance(spec, str) else None, game=game)
+        reseed = isinstance(spec, str) or row.reseed_instances
+        return build_agent(spec, seed=s if reseed else None, game=game)
 
-    return make(a, seed), make(b, seed + 1)
+    agent_a = make(a, seed_a)
+    agent_b = agent_a if not isinstance(a, str) and b is a else make(b, seed_b)
+    return agent_a, agent_b
 
 
 def _run_tallies(

@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from agents.games import agent_game
 from pasur_env.games import game_info
 
 __all__ = ["EvalResult", "json_number", "write_json"]
@@ -30,8 +31,9 @@ class EvalResult:
     """Outcome of :func:`evaluate` (A minus B; rates are A's).
 
     The per-group arrays (``group_*``: one entry per duplicate group) feed the
-    tournament's bootstrap; they are left out of :meth:`to_json`. Persian Rummy's
-    points are team points (``mean_points_a``: A's team per round).
+    tournament's bootstrap; they are left out of :meth:`to_json`. How the numbers read
+    (points per seat or per team: Persian Rummy's ``mean_points_a`` is A's team per
+    round) is the game's row's (:class:`agents.games.AgentGame`).
     """
 
     a: str
@@ -125,14 +127,10 @@ class EvalResult:
             agent_decisions=dict(self.agent_decisions),
             seconds_per_decision={k: json_number(v) for k, v in self.seconds_per_decision.items()},
         )
-        if self.game == "persian_rummy":  # the keys its results were first written with
-            out.update(
-                groups=self.deals,
-                win_rate=json_number(self.round_win_rate),
-                win_ci95=[json_number(x) for x in self.round_win_rate_ci95],
-                points_a=json_number(self.mean_points_a),
-                points_b=json_number(self.mean_points_b),
-            )
+        extra = agent_game(self.game).json_extra  # keys older results were written with
+        if extra is not None:
+            out.update({k: [json_number(x) for x in v] if isinstance(v, (list, tuple))
+                        else json_number(v) for k, v in extra(self).items()})
         return out
 
     def dumps(self, indent: int | None = 2) -> str:
@@ -140,27 +138,25 @@ class EvalResult:
         return json.dumps(self.to_json(), indent=indent)
 
     def _header(self) -> list[str]:
-        """Who played, and how many rounds in which seatings."""
+        """Who played, and how many rounds in which seatings: the game's own header
+        (:attr:`agents.games.AgentGame.result_header`), else one line with its title."""
+        own = agent_game(self.game).result_header
+        if own is not None:
+            return own(self)
         R, seats = len(self.seatings), ", ".join(self.seatings)
-        if self.game != "pasur":
-            title = game_info(self.game).title
-            size = (f"{self.rounds:,} rounds ({self.deals:,} duplicate deals x {R} seatings: "
-                    f"{seats})" if self.mode == "round" else
-                    f"{self.rounds:,} rounds in {self.games:,} games ({self.deals:,} duplicate "
-                    f"deals x {R} seatings: {seats})")
-            return [f"{title}: {self.a} vs {self.b}, {size}, seed {self.seed}"]
-        return [
-            f"{self.a} (A) vs {self.b} (B), {self.players} players, seed {self.seed}",
-            f"  {self.rounds:,} rounds = {self.deals:,} deals x {R} seatings ({seats})"
-            if self.mode == "round" else
-            f"  {self.rounds:,} rounds in {self.games:,} games ({self.deals:,} deals x {R} "
-            f"seatings: {seats})",
-        ]
+        title = game_info(self.game).title
+        size = (f"{self.rounds:,} rounds ({self.deals:,} duplicate deals x {R} seatings: "
+                f"{seats})" if self.mode == "round" else
+                f"{self.rounds:,} rounds in {self.games:,} games ({self.deals:,} duplicate "
+                f"deals x {R} seatings: {seats})")
+        return [f"{title}: {self.a} vs {self.b}, {size}, seed {self.seed}"]
 
     def summary(self) -> str:
-        """A few human-readable lines."""
+        """A few human-readable lines (the points' unit and the games' text are the
+        game's, :class:`agents.games.AgentGame`)."""
         lo, hi = self.ci95
-        per = "points/round per seat" if self.game == "pasur" else "team points/round"
+        row = agent_game(self.game)
+        per = row.points_unit
         lines = self._header()
         lines += [
             f"  mean point diff (A - B) per round: {self.mean_point_diff:+.3f}  "
@@ -172,8 +168,7 @@ class EvalResult:
         ]
         if self.games and self.game_win_rate is not None and self.game_win_rate_ci95:
             glo, ghi = self.game_win_rate_ci95
-            games = (f"games to {self.rules.get('target_score')}" if self.game == "pasur"
-                     else f"games of {self.rules.get('deals')} deals")
+            games = row.games_text(self.rules)
             lines.append(
                 f"  game win rate (A), {games}: "
                 f"{100 * self.game_win_rate:.1f}%  95% CI [{100 * glo:.1f}%, {100 * ghi:.1f}%]"

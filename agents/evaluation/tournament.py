@@ -30,6 +30,7 @@ import numpy as np
 
 from agents.evaluation.match import check_agents, evaluate, setup
 from agents.evaluation.results import EvalResult, json_number
+from agents.games import agent_game
 from agents.registry import agent_label
 from pasur_env.core.extras import missing_extra
 from pasur_env.core.policy import Policy
@@ -184,7 +185,7 @@ class TournamentResult:
             if self.anchor
             else f"mean {self.base:.0f}"
         )
-        title = "" if self.game == "pasur" else f"{game_info(self.game).title}: "
+        title = f"{game_info(self.game).title}: " if agent_game(self.game).named else ""
         return (
             f"{title}{len(self.agents)} agents, {self.players} players, {self.rounds:,} duplicate "
             f"rounds per pair, seed {self.seed}; Elo from a Bradley-Terry fit to round "

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,6 +33,7 @@ __all__ = [
     "replay_actions",
     "check_scores",
     "check_result",
+    "Replay",
     "BatchRecorder",
 ]
 
@@ -181,6 +183,24 @@ def check_result(result: dict[str, Any], infos: list[Any], scores: list[int]) ->
     if "winner_side" in result and result["winner_side"] != winner:
         raise ValueError(f"the record's result.winner_side {result['winner_side']!r} differs "
                          f"from the replay's winner, side {winner}")
+
+
+@dataclass
+class Replay:
+    """A replayed record: the engine state before every action and at the end, and the
+    engine's report of every step (``infos[k]`` for ``actions[k]``), on a one-game
+    ``engine`` of the record's rules (what a game's ``replay`` returns)."""
+
+    record: Any
+    states: list[np.ndarray]
+    infos: list[Any]
+    engine: Any
+
+    def position(self, k: int) -> Any:
+        """A one-game engine at the position before action ``k`` (``k = len``: the end)."""
+        eng = self.engine.take([0])
+        eng.state[0] = self.states[k]
+        return eng
 
 
 class GameRecordLike(Protocol):

@@ -28,6 +28,7 @@ players observe: they do not affect the game that follows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,7 @@ from pasur_env.pasur.kernels.deal import (
 )
 from pasur_env.pasur.rules import RULE_FLAGS, Rules, make_rules
 
-__all__ = ["PasurSpec", "PasurGame", "SHORT_NAME", "params_of"]
+__all__ = ["PasurSpec", "PasurGame", "SHORT_NAME", "params_of", "diff_rewards"]
 
 SHORT_NAME = "python_pasur"
 #: the kind of the chance node placing a buried jack in the stock (argument: places)
@@ -211,6 +212,14 @@ def params_of(rules: Rules) -> dict[str, Any]:
     flags = {f: getattr(rules, f) for f in RULE_FLAGS if f != "num_players"}
     flags["cards"] = "" if rules.cards is None else " ".join(card_code(c) for c in rules.cards)
     return {"players": rules.num_players, **flags}
+
+
+def diff_rewards(rules: Rules) -> Callable[[Any], np.ndarray]:
+    """The envs' ``diff`` rewards of one engine step, per seat (what the returns of an
+    episode must sum to: :func:`pasur_env.openspiel.agreement`)."""
+    from pasur_env.pasur.rewards import seat_rewards
+
+    return lambda info: seat_rewards(info, rules, "diff")[0]
 
 
 class PasurGame(EngineGame):

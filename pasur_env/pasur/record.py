@@ -111,19 +111,12 @@ class GameRecord:
                    meta=dict(data.get("meta") or {}))
 
 
-@dataclass
-class Replay:
-    """A replayed record: the engine state before every action and at the end, and the
-    engine's report of every step (``infos[k]`` for ``actions[k]``)."""
+class Replay(core_record.Replay):
+    """A replayed Pasur record (:class:`pasur_env.core.record.Replay`)."""
 
     record: GameRecord
-    states: list[np.ndarray]
     infos: list[StepInfo]
     engine: Engine
-
-    def position(self, k: int) -> Engine:
-        """A one-game engine at the position before action ``k`` (``k = len`` : the end)."""
-        return self.engine._with_state(self.states[k][None].copy())
 
 
 def _engine_for(rec: GameRecord) -> Engine:

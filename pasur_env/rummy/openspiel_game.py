@@ -19,6 +19,7 @@ information state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,7 +36,7 @@ from pasur_env.rummy.cards import card_code, cards_of
 from pasur_env.rummy.engine import RummyEngine
 from pasur_env.rummy.rules import RummyRules, make_rummy_rules
 
-__all__ = ["RummySpec", "RummyGame", "SHORT_NAME", "params_of"]
+__all__ = ["RummySpec", "RummyGame", "SHORT_NAME", "params_of", "diff_rewards"]
 
 SHORT_NAME = "python_persian_rummy"
 #: a bound on the player actions of one deal (draws, melds, lay-offs, discards, passes)
@@ -132,6 +133,14 @@ class RummySpec(GameSpec):
 def params_of(rules: RummyRules) -> dict[str, Any]:
     """The game parameters of ``rules`` (``deals`` aside: one deal is one episode)."""
     return {name: getattr(rules, name) for name in RummySpec.defaults}
+
+
+def diff_rewards(rules: RummyRules) -> Callable[[Any], np.ndarray]:
+    """The envs' ``diff`` rewards of one engine step, per seat (what the returns of an
+    episode must sum to: :func:`pasur_env.openspiel.agreement`)."""
+    from pasur_env.rummy.rewards import seat_rewards
+
+    return lambda info: seat_rewards(info, "diff")[0]
 
 
 class RummyGame(EngineGame):

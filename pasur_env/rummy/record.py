@@ -101,21 +101,12 @@ class RummyGameRecord:
                    meta=dict(data.get("meta") or {}))
 
 
-@dataclass
-class RummyReplay:
-    """A replayed record: the engine state before every action and at the end, and the
-    engine's report of every step (``infos[k]`` for ``actions[k]``)."""
+class RummyReplay(core_record.Replay):
+    """A replayed Persian Rummy record (:class:`pasur_env.core.record.Replay`)."""
 
     record: RummyGameRecord
-    states: list[np.ndarray]
     infos: list[RummyStepInfo]
     engine: RummyEngine
-
-    def position(self, k: int) -> RummyEngine:
-        """A one-game engine at the position before action ``k`` (``k = len``: the end)."""
-        eng = self.engine.take([0])
-        eng.state[0] = self.states[k]
-        return eng
 
 
 def _engine_for(rec: RummyGameRecord) -> RummyEngine:

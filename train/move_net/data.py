@@ -179,11 +179,9 @@ def _engine(game: str, batch: int, seed: int, num_players: int,
             preset: str | None = None) -> Any:
     """A batch of one-round games of ``game`` (Pasur: of its rule ``preset``, such as
     a small variant) that stop when they end."""
-    info = game_info(game)
-    extra: dict[str, Any] = {"num_players": num_players} if info.id == "pasur" else {}
-    if preset is not None:
-        extra["preset"] = preset
-    return info.engine_class()(batch, seed=seed, episode="round", auto_reset=False, **extra)
+    extra: dict[str, Any] = {} if preset is None else {"preset": preset}
+    return game_info(game).engine(batch, players=num_players, seed=seed, episode="round",
+                                  auto_reset=False, **extra)
 
 
 def generate(

@@ -29,8 +29,9 @@ from agents.rummy.net.features import candidate_features
 from agents.rummy.rollout import RummyRolloutAgent, candidate_actions
 from pasur_env.core.policy import GameView, check_actions
 from train.move_net.data import Labeler
+from train.move_net.games import NetGame, stacked_relabellings
 
-__all__ = ["RummyLabeler", "make_valuer", "ActionValues", "LABEL_SEARCHES"]
+__all__ = ["RummyLabeler", "make_valuer", "ActionValues", "LABEL_SEARCHES", "NET_GAME"]
 
 #: the searches that can label (``train.net --label-search``)
 LABEL_SEARCHES = ("rollout", "ismcts")
@@ -92,3 +93,43 @@ class RummyLabeler(Labeler):
         self._record(eng.state[games], np.asarray(obs), offsets, feats, values)
         chosen = self._explore(best_moves(values, offsets), offsets)
         return check_actions(actions[chosen], mask, self.name)
+
+
+# ---- the game's plug-in of the pipeline (train.move_net.games) ---------------------------
+def _labeler(args: Any, seed: int) -> RummyLabeler:
+    return RummyLabeler(args.label_budget, seed=seed, explore=args.explore,
+                        search=args.label_search)
+
+
+def _text(args: Any) -> str:
+    if args.label_search == "ismcts":
+        return (f"every candidate of a draw or discard valued by `ismcts`'s flat search, "
+                f"{args.label_budget} rollouts per decision")
+    return (f"every candidate of a draw or discard played out by greedy on "
+            f"{args.label_budget} determinizations, the `rollout` agent's evaluation")
+
+
+def _relabellings(players: int, rng: np.random.Generator,
+                  n: int) -> tuple[np.ndarray, np.ndarray]:
+    from agents.rummy.net.features import move_row_permutation
+    from pasur_env.rummy.symmetry import observation_permutation, random_card_permutations
+
+    return stacked_relabellings(random_card_permutations(rng, n), observation_permutation,
+                                move_row_permutation)
+
+
+def _check(args: Any) -> str | None:
+    """Four players, no presets."""
+    if args.players != 4:
+        return "Persian Rummy has 4 players: --players 4 (--config rummy sets it)"
+    if args.preset is not None:
+        return f"--preset is a Pasur rule preset; {args.game} has none"
+    return None
+
+
+NET_GAME = NetGame(
+    "persian_rummy", "Persian Rummy", "agents.rummy.net:RummyMoveNet",
+    "agents.rummy.net:RummyNetAgent", _labeler, _text, _relabellings, check=_check,
+    train_longer="continue it with `--resume` and more `--iterations` and "
+    "`--total-decisions`, as the shipped network was made (`agents/pretrained/README.md`)",
+)

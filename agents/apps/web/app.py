@@ -47,9 +47,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from agents.apps.web.limits import BodyLimit, Limits, SecurityHeaders, allowed_hosts
-from agents.apps.web.pasur_table import PasurTable, hint_agent_name
-from agents.apps.web.records import check_record, page_bounds, pasur_frames
-from agents.apps.web.rummy_table import RummyTable, rummy_frames
+from agents.apps.web.pasur_table import hint_agent_name
+from agents.apps.web.records import check_record, page_bounds
 from agents.apps.web.sessions import (
     AgentError,
     FieldError,
@@ -59,8 +58,9 @@ from agents.apps.web.sessions import (
     TableGame,
     new_seed,
 )
+from agents.games import AGENT_GAMES
 from agents.registry import AGENT_NAMES
-from pasur_env.games import game_info
+from pasur_env.games import DEFAULT_GAME, game_info
 from pasur_env.pasur.rules import PRESETS, RULE_FLAGS
 
 __all__ = ["create_app", "TABLES"]
@@ -69,14 +69,15 @@ STATIC = Path(__file__).resolve().parent / "static"
 #: the rule flags the start form offers (the others keep their preset's value)
 FORM_FLAGS = ("target_score", "sur_points", "sur_cancel", "jack_sur", "initial_jacks",
               "clubs_points", "clubs_rule", "open_hand")
-#: the table class of each game the server offers
-TABLES: dict[str, type[TableGame]] = {"pasur": PasurTable, "persian_rummy": RummyTable}
+#: the table class of each game the server offers (the games' rows, :mod:`agents.games`)
+TABLES: dict[str, type[TableGame]] = {
+    g: row.load("web_table") for g, row in AGENT_GAMES.items() if row.web_table}
 #: the layouts of the drawn table a view can ask for (``?layout=``)
 Layout = Literal["narrow", "wide"]
 LAYOUT = Query("narrow", description="the drawing's layout: narrow (a phone) or wide")
 #: each game's drawing of a page of replay positions, ``(replay, positions) -> frames``
 FRAMES: dict[str, Callable[[Any, range], list[dict[str, Any]]]] = {
-    "pasur": pasur_frames, "persian_rummy": rummy_frames}
+    g: row.load("web_frames") for g, row in AGENT_GAMES.items() if row.web_frames}
 
 
 def _guard(fn: Callable[[], Any]) -> Any:
@@ -115,7 +116,7 @@ def _new_table(body: dict[str, Any]) -> TableGame:
     """A table from the start form: ``game`` picks the class, ``seed`` (else 64 bits
     from ``secrets``) the deals."""
     form = dict(body)
-    game = form.pop("game", "pasur")
+    game = form.pop("game", DEFAULT_GAME)
     if game not in TABLES:
         raise FieldError("game", f"must be one of {', '.join(TABLES)}, got {game!r}")
     seed = _int_field(form, "seed", 0, 2**64 - 1)
@@ -130,6 +131,8 @@ def _view(game: TableGame, layout: str = "narrow") -> dict[str, Any]:
 def _replay_page(body: Any, start: int, count: int | None, limits: Limits) -> dict[str, Any]:
     """A page of a record's positions (``start``, up to ``count``), checked first."""
     game, rep = check_record(body, limits)  # replayed once, checked
+    if game not in FRAMES:
+        raise ValueError(f"the web table does not draw {game_info(game).title} records")
     positions = page_bounds(start, count, len(rep.states), limits)
     return {"game": game, "start": positions.start, "total": len(rep.states),
             "frames": FRAMES[game](rep, positions), "result": rep.record.result,
@@ -142,7 +145,7 @@ def _setup() -> dict[str, Any]:
     games = {g: {"title": game_info(g).title, "players": list(game_info(g).players),
                  "offered": {str(p): cls.offered_agents(p) for p in game_info(g).players}}
              for g, cls in TABLES.items()}
-    return {"agents": list(AGENT_NAMES), "offered": games["pasur"]["offered"],
+    return {"agents": list(AGENT_NAMES), "offered": games[DEFAULT_GAME]["offered"],
             "games": games, "presets": sorted(PRESETS),
             "flags": [f for f in FORM_FLAGS if f in RULE_FLAGS],
             "hint": {p: hint_agent_name(p) for p in (2, 3, 4)}}

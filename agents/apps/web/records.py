@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 from agents.apps.web.limits import Limits
 from agents.apps.web.sessions import FieldError, check_fields
 from pasur_env.core.record import game_of
-from pasur_env.games import game_info
+from pasur_env.games import GAMES, game_info
 
 __all__ = ["RecordSchema", "check_record", "pasur_frames", "page_bounds"]
 
@@ -64,12 +64,19 @@ def _rule_values(rules: dict[str, Any]) -> dict[str, Any]:
     return rules
 
 
+def _known_game(game: str) -> str:
+    """A game id of :data:`pasur_env.games.GAMES` (the games' table, not a list here)."""
+    if game not in GAMES:
+        raise ValueError(f"must be one of {', '.join(GAMES)}, got {game[:40]!r}")
+    return game
+
+
 class RecordSchema(BaseModel):
     """The fields of a record of either game, their types and ranges (module docstring)."""
 
     model_config = ConfigDict(extra="forbid")
     format: Annotated[str, Field(max_length=40)]
-    game: Literal["pasur", "persian_rummy"] | None = None
+    game: Annotated[str, AfterValidator(_known_game)] | None = None
     rules: Annotated[dict[Annotated[str, Field(max_length=40)], Any],
                      Field(max_length=40), AfterValidator(_rule_values)]
     episode: Literal["game", "round"]

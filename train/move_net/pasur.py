@@ -1,0 +1,62 @@
+"""Pasur's plug-in of the move-network pipeline (:class:`train.move_net.games.NetGame`):
+its network and agent, its labeller (:class:`train.move_net.data.SearchLabeler`), the
+symmetries of its rules, the settings it refuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from train.move_net.games import NetGame, stacked_relabellings
+
+__all__ = ["NET_GAME"]
+
+
+def _labeler(args: Any, seed: int) -> Any:
+    from train.move_net.data import SearchLabeler
+
+    return SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
+                         plies=args.label_plies, horizon=args.label_horizon)
+
+
+def _text(args: Any) -> str:
+    horizon = ("played to the round's end" if args.label_horizon == 0
+               else f"{args.label_horizon}-deal horizon")
+    return f"{args.label_budget} rollouts each, {horizon}"
+
+
+def _relabellings(players: int, rng: np.random.Generator,
+                  n: int) -> tuple[np.ndarray, np.ndarray]:
+    from agents.pasur.net.features import move_row_permutation
+    from pasur_env.pasur.rules import make_rules
+    from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
+
+    rules = make_rules(num_players=players)
+    return stacked_relabellings(random_card_permutations(rng, n),
+                                lambda p: observation_permutation(rules, p),
+                                move_row_permutation)
+
+
+def _check(args: Any) -> str | None:
+    """A rule preset must exist and be a game of ``--players``."""
+    if args.preset is None:
+        return None
+    from pasur_env.pasur.rules import make_rules
+
+    try:
+        rules = make_rules(args.preset)
+    except ValueError as e:
+        return str(e)
+    if rules.num_players != args.players:
+        return (f"preset {args.preset!r} is a {rules.num_players}-player game: "
+                f"--players {rules.num_players}")
+    return None
+
+
+NET_GAME = NetGame(
+    "pasur", "Pasur", "agents.pasur.net:MoveNet", "agents.pasur.net:NetAgent", _labeler, _text,
+    _relabellings, check=_check,
+    eval_skip=lambda players: () if players == 2 else ("ppo",),
+    train_longer="the configuration of the shipped network (`--config long`)",
+)
