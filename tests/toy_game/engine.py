@@ -245,6 +245,7 @@ class ToyStepInfo(BaseStepInfo):
 class ToyEngine(BatchEngine):
     """B games of three-card fishing advanced in lock step (module docstring)."""
 
+    GAME_ID = "toy"
     NUM_ACTIONS, NCOL, NINFO = NUM_ACTIONS, NCOL, NINFO
     PHASE_NAMES = ("play", "done")
     MOVER, PHASE, RNG, DONE = MOVER, PHASE, RNG, DONE
