@@ -263,7 +263,9 @@ def test_a_round_by_clicking(server, page, shots) -> None:
     page.screenshot(path=str(shots / "capture.png"), full_page=True)
     page.click("#capture-take")
     ready(page)
-    assert "R1·1 You play 7♥ and take 2♦ 2♠" in page.inner_text("#log")
+    first = page.locator("#log li.move").first  # its label and its words, in two columns
+    assert first.locator(".label").inner_text() == "R1·1"
+    assert first.locator(".text").inner_text() == "You play 7♥ and take 2♦ 2♠"
     assert page.locator("#board [data-played]").count() == 1  # the last move, on the table
     click_until(page, "document.querySelector('#summary').open")
     text = page.inner_text("#summary")
