@@ -97,15 +97,18 @@ _SMALL_TEXT = """(min) => {
   return out;
 }"""
 
-# The visible board's box, the bottom of what is above it in its panel (the top lines).
+# The visible board's box, and the bottom of the text above it in its section.
 _BOARD = """() => {
-  const svg = [...document.querySelectorAll('.board svg')].find((x) => x.checkVisibility());
+  const seen = {visibilityProperty: true, opacityProperty: true};
+  const svg = [...document.querySelectorAll('#board svg, #r-board svg')]
+    .find((x) => x.checkVisibility(seen));
   if (!svg) return null;
   const b = svg.getBoundingClientRect();
-  const top = svg.closest('.table-panel').querySelector('.table-top');
-  const above = [...top.querySelectorAll('*')].filter((e) => e.checkVisibility()
-    && e.getClientRects().length && e.textContent.trim());
-  const bottom = Math.max(top.getBoundingClientRect().top,
+  const section = svg.closest('section');
+  const above = [...section.querySelectorAll('*')].filter((e) => e.checkVisibility(seen)
+    && [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())
+    && e.getBoundingClientRect().bottom <= b.top + 1);
+  const bottom = Math.max(section.getBoundingClientRect().top,
     ...above.map((e) => e.getBoundingClientRect().bottom));
   return {left: b.left, top: b.top, width: b.width, height: b.height, above: bottom,
           units: svg.viewBox.baseVal.width};
@@ -114,7 +117,8 @@ _BOARD = """() => {
 # The cards of the board that a box (the round's summary) covers.
 _COVERED = """(sel) => {
   const d = document.querySelector(sel).getBoundingClientRect();
-  const svg = [...document.querySelectorAll('.board svg')].find((x) => x.checkVisibility());
+  const svg = [...document.querySelectorAll('#board svg, #r-board svg')]
+    .find((x) => x.checkVisibility());
   return [...svg.querySelectorAll('g.card, g.past, g.played, g.taken, g.back, g.meld')]
     .map((g) => g.getBoundingClientRect())
     .filter((r) => r.left < d.right && d.left < r.right && r.top < d.bottom && d.top < r.bottom)
@@ -123,8 +127,12 @@ _COVERED = """(sel) => {
 
 # Log lines whose text runs under their label (a wrapped line starting left of it).
 _UNDER_LABEL = """(sel) => [...document.querySelectorAll(`${sel} li`)].filter((li) => {
-  const label = li.querySelector('.label').getBoundingClientRect();
-  return [...li.querySelector('.text').getClientRects()].some((r) => r.left < label.right - 0.5);
+  const label = li.querySelector('.label');
+  const text = document.createRange();
+  text.setStartAfter(label);
+  text.setEnd(li, li.childNodes.length);
+  const right = label.getBoundingClientRect().right;
+  return [...text.getClientRects()].some((r) => r.width > 0 && r.left < right - 0.5);
 }).map((li) => li.textContent)"""
 
 
@@ -255,7 +263,9 @@ def test_a_round_by_clicking(server, page, shots) -> None:
     page.screenshot(path=str(shots / "capture.png"), full_page=True)
     page.click("#capture-take")
     ready(page)
-    assert "R1·1 You play 7♥ and take 2♦ 2♠" in page.inner_text("#log")
+    first = page.locator("#log li.move").first  # its label and its words, in two columns
+    assert first.locator(".label").inner_text() == "R1·1"
+    assert first.locator(".text").inner_text() == "You play 7♥ and take 2♦ 2♠"
     assert page.locator("#board [data-played]").count() == 1  # the last move, on the table
     click_until(page, "document.querySelector('#summary').open")
     text = page.inner_text("#summary")

@@ -223,10 +223,10 @@ class RummyTable(TableGame):
         if info.round_end[0]:  # the round's final position, before the next deal
             probe.params = self.rules.as_params(episode_round=True)
             probe.step(np.array([action], dtype=np.int64))
-        after = probe if info.round_end[0] else eng.copy()
-        if data is not None:
+        if data is not None:  # the table after it, for the page to show the move
             self.move_no += 1
             self._log("move", {"seat": seat, **data})
+            after = probe if info.round_end[0] else eng.copy()
             self.frames[len(self.events)] = (after, self._last_of(self.events[-1].data),
                                              tuple(self.meld_team))
         if info.round_end[0]:
