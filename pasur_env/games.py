@@ -13,6 +13,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
+from pasur_env.core.args import did_you_mean
+
 __all__ = ["GAMES", "GAME_IDS", "GameInfo", "game_info"]
 
 
@@ -65,5 +67,6 @@ GAME_IDS: tuple[str, ...] = tuple(GAMES)
 def game_info(game: Any) -> GameInfo:
     """The row of ``game`` (an id); anything else raises ``ValueError`` naming the games."""
     if not isinstance(game, str) or game not in GAMES:
-        raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAME_IDS)}")
+        raise ValueError(f"unknown game {game!r}{did_you_mean(game, GAME_IDS)}: choose one "
+                         f"of {', '.join(GAME_IDS)}")
     return GAMES[game]
