@@ -92,24 +92,18 @@ def _replay(game: str) -> None:
             replay_in_terminal(str(path), show_all=True, output_stream=io.StringIO())
 
 
-def _exploitability(game: str) -> bool:
-    """``pasur exploitability``'s own kernels, when it solves ``game``'s variants."""
-    from agents.evaluation import exploitability
-
-    if game in exploitability.GAMES:
-        exploitability.warm_up()
-    return game in exploitability.GAMES
-
-
 def _steps(game: str, agents: Sequence[str] | None) -> list[tuple[str, Callable[[], Any]]]:
     """The warm-up of one game, step by step: (label, thunk)."""
+    from agents.evaluation import exploitability
+
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("PettingZoo env", lambda: _play_aec(game)),
         ("Gymnasium env", lambda: _play_gym(game)),
         ("vector env", lambda: _play_vec(game)),
         ("records and replay", lambda: _replay(game)),
-        ("exploitability", lambda: _exploitability(game)),
     ]
+    if game in exploitability.GAMES:  # ``pasur exploitability``'s own kernels
+        steps.append(("exploitability", exploitability.warm_up))
     names = list(agents) if agents else [a for a in agent_names(game) if a != "random"]
     for name in names:
         steps.append((f"agent {name}", lambda name=name: evaluate(
