@@ -57,7 +57,6 @@ from agents.apps.flags import (
     add_progress,
     add_rounds,
     add_seed,
-    check_game,
     progress_on,
     upgrade_argv,
     whole_deals,
@@ -89,8 +88,8 @@ def _add_players(p: argparse.ArgumentParser) -> None:
                    help="players per game (4 = two teams); default: Pasur 2, Persian Rummy 4")
 
 
-def _add_rules(p: argparse.ArgumentParser, preset_default: str | None = None) -> None:
-    p.add_argument("--preset", default=preset_default,
+def _add_rules(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default=None,
                    help="Pasur's rule preset: classic, cfr_paper, mini, small")
     p.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                    help="rule flags, e.g. --rule target_score=31 sur_points=3 (Persian Rummy: "
@@ -509,7 +508,7 @@ def _replay(args: argparse.Namespace) -> int:
             raise ValueError("give the record's index once, as --index")
         index, game = int(game), None
     if game is not None:
-        check_game(game)  # ValueError naming the games
+        game_info(game)  # ValueError naming the games (and the closest)
     return replay_in_terminal(args.file, index=index or 0, show_all=args.all, game=game)
 
 

@@ -36,7 +36,7 @@ from pasur_env.games import GAME_IDS
 
 __all__ = [
     "SEED_DEFAULT", "DEPRECATED", "POSITIONAL", "Parser", "add_game", "add_seed",
-    "add_progress", "add_rounds", "add_json", "add_agents", "add_episode", "check_game",
+    "add_progress", "add_rounds", "add_json", "add_agents", "add_episode",
     "progress_on", "upgrade_argv", "whole_deals",
 ]
 
@@ -114,15 +114,6 @@ def upgrade_argv(argv: Sequence[str], program: str, start: int = 0,
             out.append(tok)
             k += 1
     return out[:start] + moved + out[start:]
-
-
-def check_game(game: Any) -> str:
-    """``game`` when it is a game id, else ``ValueError`` naming the games (and the
-    closest one)."""
-    if game in GAME_IDS:
-        return str(game)
-    raise ValueError(f"unknown game {game!r}{did_you_mean(game, GAME_IDS)}; the games: "
-                     f"{', '.join(GAME_IDS)}")
 
 
 def whole_deals(flag: str, value: int | None, default: int, seatings: int) -> int:

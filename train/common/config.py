@@ -25,8 +25,9 @@ from typing import Any, TypeVar
 
 import tyro
 
-from agents.apps.flags import Parser, check_game, progress_on, upgrade_argv
+from agents.apps.flags import Parser, progress_on, upgrade_argv
 from pasur_env.core.args import did_you_mean
+from pasur_env.games import game_info
 
 __all__ = ["parse_config_args", "config_cli", "command_line", "check_configs"]
 
@@ -89,7 +90,7 @@ def _game_problem(args: Any, games: Sequence[str] | None) -> str | None:
     if game is None:
         return None
     try:
-        check_game(game)
+        game_info(game)
     except ValueError as e:
         return str(e)
     if games is not None and game not in games:
