@@ -8,7 +8,7 @@ PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
 	test-browser test-openspiel rllib test-rllib train-rllib marl test-marl test-lowest \
-	test-wheel clean
+	test-wheel dist clean
 
 venv: $(VENV)/.installed-dev
 
@@ -207,6 +207,13 @@ test-lowest: $(LVENV)/.installed $(LCVENV)/.installed
 	$(LCVENV)/bin/python -m pytest -n $(PYTEST_JOBS) -p no:cacheprovider -W ignore $(LOWEST_CORE_TESTS)
 	@echo "== lowest versions, train extra: $$($(LVENV)/bin/python -m pip freeze | grep -iE '^(numpy|numba|gymnasium|pettingzoo|torch|stable.baselines3|sb3.contrib|tyro|matplotlib)==' | tr '\n' ' ')"
 	$(LVENV)/bin/python -m pytest -n $(PYTEST_JOBS) -p no:cacheprovider -W ignore $(LOWEST_TESTS)
+
+# The wheel and sdist in dist/ (python -m build: the sdist, then the wheel from it), to
+# install elsewhere: pip install 'dist/pasur_env-<version>-py3-none-any.whl[train,web]'.
+dist: venv
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist . >/dev/null
+	@ls dist
 
 # The wheel and sdist as a user gets them: build, twine check, install into fresh venvs and
 # run .ci/wheel_smoke.py from a folder outside the repository (.ci/test_wheel.sh says more).

@@ -168,7 +168,7 @@ def tiny_training() -> str:
     """The main training pipeline at its tiny size; it must write its report."""
     with tempfile.TemporaryDirectory() as runs:
         last = run_cli([sys.executable, "-m", "train.net", "--config", "tiny", "--name",
-                        "smoke", "--runs-dir", runs], timeout=900)
+                        "smoke", "--out", runs], timeout=900)
         report = Path(runs) / "smoke" / "report.md"
         if not report.is_file():
             raise AssertionError(f"no {report} after the run")

@@ -31,11 +31,14 @@ play (a name, a :class:`pasur_env.Policy`, an SB3 model, a callable) into a poli
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from typing import Any
 
 from agents.games import agent_game, resolve
+from pasur_env.core.args import did_you_mean
 from pasur_env.core.policy import CallablePolicy, Policy, RandomPolicy
 from pasur_env.games import DEFAULT_GAME, game_info
 
@@ -151,14 +154,53 @@ def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = No
         raise TypeError(f"agent spec must be a name, a path or a Policy, got {type(spec).__name__}")
     key = spec.strip()
     if key.lower() in _FACTORIES[game]:
-        return _FACTORIES[game][key.lower()](seed=seed, **kwargs)
+        return _with_options(key, _FACTORIES[game][key.lower()], seed=seed, **kwargs)
     for predicate, factory in _LOADERS[game]:
         if predicate(key):
-            return factory(key, seed=seed, **kwargs)
+            return _with_options(key, factory, key, seed=seed, **kwargs)
     title = f"{game_info(game).title} " if agent_game(game).named else ""
     raise ValueError(
-        f"unknown {title}agent {spec!r}; known agents: {', '.join(_NAMES[game])}"
+        f"unknown {title}agent {spec!r}{did_you_mean(key.lower(), _NAMES[game])}; known "
+        f"agents: {', '.join(_NAMES[game])}"
     )
+
+
+#: Python's words for a keyword a callable does not take
+_UNEXPECTED = re.compile(r"(\w+)(?:\.__init__)?\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def _with_options(name: str, factory: Factory, *args: Any, **kwargs: Any) -> Policy:
+    """``factory(*args, **kwargs)``, where an option the agent does not take (``ismcts:
+    budgt=200``) is a ``TypeError`` naming the agent, the closest option and its options
+    instead of Python's ``ISMCTSAgent.__init__() got an unexpected keyword argument``."""
+    try:
+        return factory(*args, **kwargs)
+    except TypeError as e:
+        bad = _UNEXPECTED.search(str(e))
+        if bad is None or bad.group(2) not in kwargs:
+            raise
+        options = _options_of(bad.group(1), e.__traceback__)
+        known = ("" if options is None else f"; its options: {', '.join(options)}" if options
+                 else "; it takes none")
+        raise TypeError(f"agent {name!r} has no option {bad.group(2)!r}"
+                        f"{did_you_mean(bad.group(2), options or ())}{known}") from None
+
+
+def _options_of(callee: str, tb: Any) -> list[str] | None:
+    """The keyword options of the callable named ``callee`` that a factory called (found
+    in the frames of the traceback ``tb``), without ``seed``; None when not found."""
+    while tb is not None:
+        frame = tb.tb_frame
+        for value in (*frame.f_locals.values(), *frame.f_globals.values()):
+            if callable(value) and getattr(value, "__name__", None) == callee:
+                try:
+                    params = inspect.signature(value).parameters.values()
+                except (TypeError, ValueError):
+                    return None
+                return [p.name for p in params if p.name not in ("self", "seed")
+                        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        tb = tb.tb_next
+    return None
 
 
 # ---- specs with options -----------------------------------------------------------------

@@ -192,7 +192,7 @@ def test_cli_exploitability_random_mini(capsys: pytest.CaptureFixture[str], tmp_
 def test_train_cfr_resume_and_agent(tmp_path) -> None:
     from train import cfr as train_cfr
 
-    args = ["--config", "tiny", "--runs-dir", str(tmp_path), "--name", "c", "--iterations", "10"]
+    args = ["--config", "tiny", "--out", str(tmp_path), "--name", "c", "--iterations", "10"]
     path = train_cfr.main(args)
     assert path.exists() and (tmp_path / "c" / "curve.png").exists()
     train_cfr.main(args[:-1] + ["20", "--resume"])

@@ -114,7 +114,7 @@ SCRIPT = [
 def test_play_scripted_round_with_invalid_input(monkeypatch, capsys) -> None:
     lines = SCRIPT + ["1"] * 400
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
-    rc = main(["play", "--opponent", "greedy", "--seed", "3", "--episode", "round",
+    rc = main(["play", "greedy", "--seed", "3", "--episode", "round",
                "--deck", DECK])
     assert rc == 0
     out = capsys.readouterr().out
@@ -164,7 +164,7 @@ def test_play_end_of_input_and_quit() -> None:
 
 def test_play_one_opponent_per_seat(monkeypatch, capsys) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * 300))
-    rc = main(["play", "--players", "3", "--opponent", "random", "--opponent", "greedy",
+    rc = main(["play", "random", "greedy", "--players", "3",
                "--episode", "round", "--seed", "1"])
     out = capsys.readouterr().out
     assert rc == 0 and "player_1 (random)" in out and "player_2 (greedy)" in out
@@ -211,7 +211,7 @@ def test_rummy_tournament_and_demo(capsys) -> None:
     captured = capsys.readouterr()
     assert json.loads(captured.out)["game"] == "persian_rummy"
     assert "Persian Rummy: 2 agents, 4 players" in captured.err
-    assert main(["demo", "--game", "persian_rummy", "--agent", "greedy", "--episode",
+    assert main(["demo", "greedy", "--game", "persian_rummy", "--episode",
                  "round"]) == 0
     text = capsys.readouterr().out
     assert "Persian Rummy, seed 0" in text and "deal over: team points" in text

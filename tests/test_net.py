@@ -134,7 +134,7 @@ def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
 def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
     from train import net as train_net
 
-    args = ["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path), "--players",
+    args = ["--config", "tiny", "--name", "t", "--out", str(tmp_path), "--players",
             str(players), "--iterations", "1"]
     run = train_net.main(args)
     for name in ("net.npz", "report.md", "final_eval.json", "evals.csv", "checkpoint.json"):
@@ -159,7 +159,7 @@ def test_pipeline_trains_on_a_small_variant(tmp_path) -> None:
     (8 decisions a round: 2 players, 2 deals of 2 cards)."""
     from train import net as train_net
 
-    run = train_net.main(["--config", "tiny", "--name", "v", "--runs-dir", str(tmp_path),
+    run = train_net.main(["--config", "tiny", "--name", "v", "--out", str(tmp_path),
                           "--iterations", "1", "--preset", "mini"])
     final = json.loads((run / "final_eval.json").read_text())
     assert final and all(r["decisions"] == 8 * r["rounds"] for r in final)
@@ -175,5 +175,5 @@ def test_pipeline_refuses_a_bad_preset(tmp_path, capsys, argv, message) -> None:
     from train import net as train_net
 
     with pytest.raises(SystemExit):
-        train_net.main(["--config", "tiny", "--runs-dir", str(tmp_path), *argv])
+        train_net.main(["--config", "tiny", "--out", str(tmp_path), *argv])
     assert message in capsys.readouterr().err

@@ -45,7 +45,7 @@ pytestmark = pytest.mark.rllib
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MIX = {"self": 1.0, "heuristic": 1.0, "greedy": 0.5, "random": 0.25}
 #: a tiny run whose iterations take several shards (4 games per shard)
-TINY = ["--config", "tiny", "--games-per-batch", "4", "--total-decisions", "400"]
+TINY = ["--config", "tiny", "--batch", "4", "--total-decisions", "400"]
 FIELDS = ("obs", "offsets", "feats", "values", "states")
 
 
@@ -159,7 +159,7 @@ class TestOnTwoNodes:
     def test_tiny_train_net_is_bit_identical_with_1_and_2_workers(self, cluster, tmp_path) -> None:
         runs = {}
         for workers in (1, 2):
-            runs[workers] = train_net.main(TINY + ["--name", f"w{workers}", "--runs-dir",
+            runs[workers] = train_net.main(TINY + ["--name", f"w{workers}", "--out",
                                                   str(tmp_path), "--address", "auto",
                                                   "--workers", str(workers)])
         one, two = run_files(runs[1]), run_files(runs[2])
@@ -190,9 +190,9 @@ class TestOnTwoNodes:
         """The driver (a process of its own) is killed in its second iteration; ``--resume``
         continues from the first iteration's checkpoint and ends with the network of the
         run that was never interrupted."""
-        whole = train_net.main(TINY + ["--name", "whole", "--runs-dir", str(tmp_path),
+        whole = train_net.main(TINY + ["--name", "whole", "--out", str(tmp_path),
                                        "--address", "auto"])
-        flags = TINY + ["--name", "cut", "--runs-dir", str(tmp_path), "--address", "auto"]
+        flags = TINY + ["--name", "cut", "--out", str(tmp_path), "--address", "auto"]
         env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_ADDRESS=cluster.address)
         driver = subprocess.Popen([sys.executable, "-m", "train.net", *flags], cwd=ROOT, env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

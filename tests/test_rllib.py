@@ -42,7 +42,7 @@ def runs(tmp_path_factory) -> pathlib.Path:
 
 
 def tiny(runs: pathlib.Path, name: str, *flags: str) -> pathlib.Path:
-    return rllib_ppo.main(["--config", "tiny", "--name", name, "--runs-dir", str(runs), *flags])
+    return rllib_ppo.main(["--config", "tiny", "--name", name, "--out", str(runs), *flags])
 
 
 def test_adapters_use_rllibs_keys_and_masks() -> None:

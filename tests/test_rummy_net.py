@@ -106,7 +106,7 @@ def test_the_shipped_network_loads_by_name_and_plays_whole_rounds() -> None:
 def test_pipeline_runs_resumes_and_loads(tmp_path) -> None:
     from train import net as train_net
 
-    args = ["--config", "rummy-tiny", "--name", "t", "--runs-dir", str(tmp_path),
+    args = ["--config", "rummy-tiny", "--name", "t", "--out", str(tmp_path),
             "--iterations", "1"]
     run = train_net.main(args)
     for name in ("net.npz", "report.md", "final_eval.json", "evals.csv", "checkpoint.json"):
@@ -132,7 +132,7 @@ def test_refit_fits_a_new_network_on_the_runs_labels(tmp_path, capsys) -> None:
     the labels of a finished run; no new labels, the data files untouched."""
     from train import net as train_net
 
-    args = ["--config", "rummy-tiny", "--name", "t", "--runs-dir", str(tmp_path),
+    args = ["--config", "rummy-tiny", "--name", "t", "--out", str(tmp_path),
             "--iterations", "1", "--no-augment"]
     run = train_net.main(args)
     data = run / "data" / "iteration_1.npz"
@@ -146,10 +146,10 @@ def test_refit_fits_a_new_network_on_the_runs_labels(tmp_path, capsys) -> None:
     assert data.stat().st_mtime_ns == stamp and len(list((run / "data").iterdir())) == 1
     assert "the last refit (hidden 48" in (run / "report.md").read_text()
     with pytest.raises(SystemExit):
-        train_net.main(["--config", "rummy-tiny", "--runs-dir", str(tmp_path), "--refit"])
+        train_net.main(["--config", "rummy-tiny", "--out", str(tmp_path), "--refit"])
     assert "give --resume" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="no labelled data"):
-        train_net.main(["--config", "rummy-tiny", "--runs-dir", str(tmp_path), "--resume",
+        train_net.main(["--config", "rummy-tiny", "--out", str(tmp_path), "--resume",
                         "--refit", "--name", "none"])
 
 
@@ -196,7 +196,7 @@ def test_rummy_ppo_trains_against_a_pool_with_snapshots(tmp_path, monkeypatch) -
     assert rummy_ppo.opponent_schedule(args) == {"greedy": (1.0, 0.5), "self": (0.0, 1.0)}
     pool = rummy_ppo.make_pool(args)
     assert pool.names == ["greedy"] and pool.game == "persian_rummy"
-    run = rummy_ppo.main(["--config", "tiny", "--name", "p", "--runs-dir", str(tmp_path),
+    run = rummy_ppo.main(["--config", "tiny", "--name", "p", "--out", str(tmp_path),
                           "--opponent", "greedy:1>0.5,self:0>1", "--bc-rounds", "0"])
     assert (run / "model.zip").exists() and (run / "final_eval.json").exists()
     assert any(n.startswith("self@") for n in made[-1].names)  # snapshots joined the pool

@@ -335,7 +335,7 @@ def test_the_terminal_leaves_cleanly(monkeypatch, capsys) -> None:
                       output_stream=out) == 0
     assert out.getvalue().rstrip().endswith("Bye.")
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))
-    assert main(["play", "--game", "persian_rummy", "--opponent", "random", "--seat", "2",
+    assert main(["play", "random", "--game", "persian_rummy", "--seat", "2",
                  "--seed", "3", "--rule", "deals=1"]) == 0
     text = capsys.readouterr().out
     assert "you are player_2" in text and "Bye." in text and "1 deal(s)" in text

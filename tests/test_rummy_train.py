@@ -39,7 +39,7 @@ def test_cloning_data_is_the_teachers_legal_play() -> None:
 
 
 def test_train_end_to_end_resume_and_load(tmp_path, capsys) -> None:
-    run = rummy_ppo.main(["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path)])
+    run = rummy_ppo.main(["--config", "tiny", "--name", "t", "--out", str(tmp_path)])
     for name in ("model.zip", "config.json", "bc.json", "report.md", "final_eval.json",
                  "evals.csv", "monitor.csv", "learning_curve.png"):
         assert (run / name).exists(), name
@@ -49,7 +49,7 @@ def test_train_end_to_end_resume_and_load(tmp_path, capsys) -> None:
     assert {r["b"] for r in final} == {"greedy", "random"}
     assert all(r["rounds"] == 20 and len(r["ci95"]) == 2 for r in final)
 
-    rummy_ppo.main(["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path), "--resume",
+    rummy_ppo.main(["--config", "tiny", "--name", "t", "--out", str(tmp_path), "--resume",
                     "--total-timesteps", "2048"])
     newest = sorted((run / "checkpoints").glob("model_*.zip"))[-1]
     assert int(newest.stem.split("_")[1]) >= 2048

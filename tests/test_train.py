@@ -32,7 +32,7 @@ def test_args_cli_and_configs(capsys) -> None:
 
 
 def test_train_end_to_end_resume_and_load(tmp_path) -> None:
-    run = ppo.main(["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path)])
+    run = ppo.main(["--config", "tiny", "--name", "t", "--out", str(tmp_path)])
     for name in ("model.zip", "config.json", "report.md", "final_eval.json", "evals.csv",
                  "monitor.csv", "learning_curve.png", "eval_curves.png"):
         assert (run / name).exists(), name
@@ -45,7 +45,7 @@ def test_train_end_to_end_resume_and_load(tmp_path) -> None:
     assert ckpts
 
     # resume: continue the same run to a larger budget from its latest checkpoint
-    ppo.main(["--config", "tiny", "--name", "t", "--runs-dir", str(tmp_path), "--resume",
+    ppo.main(["--config", "tiny", "--name", "t", "--out", str(tmp_path), "--resume",
               "--total-timesteps", "6144"])
     cfg = json.loads((run / "config.json").read_text())
     assert cfg["total_timesteps"] == 6144
@@ -119,9 +119,9 @@ def test_opponent_fit_recovers_the_heuristic_as_its_own_sharpest_model(capsys) -
     assert len(plays) > 50
     assert all(s[i] >= s.max() for s, i in plays)
     assert any(bin(t).count("1") >= 2 for t in rec.taken)  # a capture of several cards
-    assert opponent_fit.main(["--agent", "heuristic", "--rounds", "4"]) == (5.0, 0.0)
+    assert opponent_fit.main(["heuristic", "--rounds", "4"]) == (5.0, 0.0)
     assert "best: beta 5.0, floor 0.0" in capsys.readouterr().out
-    beta, floor = opponent_fit.main(["--agent", "random", "--rounds", "4"])
+    beta, floor = opponent_fit.main(["random", "--rounds", "4"])
     assert beta <= 0.75 or floor >= 0.2
 
 

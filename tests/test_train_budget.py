@@ -135,7 +135,7 @@ def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_pat
                                                                           monkeypatch) -> None:
     from agents.pasur.net import MoveNet
 
-    args = ["--config", "tiny", "--runs-dir", str(tmp_path), "--time-budget-min", "2.5"]
+    args = ["--config", "tiny", "--out", str(tmp_path), "--time-budget-min", "2.5"]
     real_save = train_net.save_checkpoint
 
     def crash_after_first(run_dir, state):  # the run stops after its first iteration

@@ -34,11 +34,13 @@ from train.common.config import parse_config_args
 @dataclass
 class Args:
     name: str = "cfr"
-    """run name: everything is written to ``<runs_dir>/<name>/``"""
-    runs_dir: str = "runs"
-    """folder holding the runs"""
+    """run name: everything is written to ``<out>/<name>/``"""
+    out: str = "runs"
+    """folder holding the runs (``--out DIR``: the run is ``DIR/NAME/``)"""
     config: str = "default"
     """named configuration (``default`` or ``tiny``); flags on the command line win"""
+    game: str = "pasur"
+    """the game: CFR+ solves Pasur's small variants (``pasur``)"""
     preset: str = "mini"
     """the variant: a Pasur preset with two players and one-round episodes (``mini``,
     ``small``)"""
@@ -49,7 +51,8 @@ class Args:
     resume: bool = False
     """continue the run saved in the run folder (its regrets and average sums)"""
     progress: bool = True
-    """show a progress bar"""
+    """progress bars on stderr (``--no-progress``: none; default: on when stderr is a
+    terminal)"""
     tensorboard: bool = True
     """log NashConv to TensorBoard under ``<run>/tb`` (needs torch's tensorboard)"""
 
@@ -103,7 +106,8 @@ def _resume(solver: Any, path: Path, signature: np.ndarray) -> float:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    args = parse_config_args(Args, CONFIGS, argv, "python -m train.cfr", __doc__)
+    args = parse_config_args(Args, CONFIGS, argv, "python -m train.cfr", __doc__,
+                             games=("pasur",))
     from agents.evaluation.exploitability import variant_tree
     from agents.evaluation.progress import Progress
     from agents.pasur.solver import CFRPlus, save_policy, variant_signature

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from agents.apps.flags import Parser
+
 
 def export(src: str | Path, dst: str | Path) -> Path:
     """Write ``src``'s policy to ``dst`` with a fresh (empty) optimizer state."""
@@ -30,8 +32,8 @@ def export(src: str | Path, dst: str | Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog="python -m train.export", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("src", help="a model.zip written by train.ppo")
     ap.add_argument("dst", help="where to write the exported model")
     args = ap.parse_args(argv)

@@ -57,9 +57,9 @@ from train.common.config import command_line, config_cli, parse_config_args
 @dataclass
 class Args:
     name: str = "net"
-    """run name: everything is written to ``<runs_dir>/<name>/``"""
-    runs_dir: str = "runs"
-    """folder holding the runs"""
+    """run name: everything is written to ``<out>/<name>/``"""
+    out: str = "runs"
+    """folder holding the runs (``--out DIR``: the run is ``DIR/NAME/``)"""
     config: str = "default"
     """named configuration whose values replace the defaults below: ``default``, ``long``
     or ``tiny`` (Pasur), ``rummy`` or ``rummy-tiny`` (Persian Rummy) (flags given on the
@@ -70,8 +70,9 @@ class Args:
     """Pasur's rule preset to train on, such as the small variants ``mini`` and ``small``
     (2 players, one-round episodes: ``docs/rules.md`` section 8); the labelling games and
     every evaluation use it (``None``: the full game)"""
-    seed: int = 1
-    """seed of the games, the searches, the network's initialisation and the evaluations"""
+    seed: int = 0
+    """seed of the games, the searches, the network's initialisation and the evaluations
+    (default 0, as in every command: the same command gives the same result)"""
     players: int = 2
     """players per game (4 = two teams); the network is made for this number"""
     total_decisions: int = 130_000
@@ -100,7 +101,7 @@ class Args:
     opponent_mix: str = "self:1,heuristic:1,greedy:0.5,random:0.25,net:1"
     """the labeler's opponents and their weights (``self``: the labeler; ``net``: the
     network being trained, from the second iteration)"""
-    games_per_batch: int = 256
+    batch: int = 256
     """one-round games played together while labelling"""
     hidden: int = 512
     """width of the network's first hidden layer (the second is half of it)"""
@@ -131,7 +132,7 @@ class Args:
     """duplicate-deal rounds per opponent after each iteration"""
     eval_opponents: str = "greedy,heuristic"
     """opponents of the evaluation after each iteration"""
-    final_eval_rounds: int = 10_000
+    rounds: int = 10_000
     """duplicate-deal rounds per opponent in the final evaluation"""
     final_eval_opponents: str = "random,greedy,heuristic,ismcts:400,ppo"
     """final opponents; ``name:R`` plays only R rounds (ISMCTS is slow); ``ppo`` only with
@@ -163,8 +164,9 @@ class Args:
     run without ``--address`` after the first batch (:mod:`train.move_net.distributed`)"""
     workers: int = 0
     """with ``address``: labelling shards in flight at once (0: the cluster's CPUs)"""
-    progress_bar: bool = True
-    """show progress bars"""
+    progress: bool = True
+    """progress bars on stderr (``--no-progress``: none; default: on when stderr is a
+    terminal)"""
 
 
 #: named configurations (``--config``); the defaults above are ``default``
@@ -183,7 +185,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "label_budget": 8,
         "explore": 0.05,
         "opponent_mix": "self:1,greedy:1,rollout:0.5,random:0.1,net:1",
-        "games_per_batch": 64,
+        "batch": 64,
         "hidden": 256,
         "epochs": 8,
         "batch_size": 512,
@@ -192,7 +194,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "augment": False,
         "eval_rounds": 200,
         "eval_opponents": "greedy,rollout",
-        "final_eval_rounds": 1_000,
+        "rounds": 1_000,
         "final_eval_opponents": "random,greedy,rollout",
     },
     "rummy-tiny": {  # Persian Rummy's tests and smoke runs
@@ -202,7 +204,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "iterations": 2,
         "label_budget": 2,
         "opponent_mix": "self:1,greedy:1,net:1",
-        "games_per_batch": 8,
+        "batch": 8,
         "hidden": 32,
         "epochs": 1,
         "batch_size": 64,
@@ -210,24 +212,24 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "augment": True,
         "eval_rounds": 10,
         "eval_opponents": "greedy",
-        "final_eval_rounds": 10,
+        "rounds": 10,
         "final_eval_opponents": "random,greedy",
         "torch_threads": 1,
-        "progress_bar": False,
+        "progress": False,
     },
     "tiny": {  # tests and smoke runs
         "total_decisions": 300,
         "iterations": 2,
         "label_budget": 16,
-        "games_per_batch": 16,
+        "batch": 16,
         "hidden": 32,
         "epochs": 1,
         "batch_size": 64,
         "eval_rounds": 20,
-        "final_eval_rounds": 20,
+        "rounds": 20,
         "final_eval_opponents": "random,greedy",
         "torch_threads": 1,
-        "progress_bar": False,
+        "progress": False,
     },
 }
 
@@ -362,7 +364,7 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
     labeler = net_game(args.game).labeler(args, seed)
     mix, objects = opponent_mix(args, state.net)
     bar = Progress(decisions, f"labelling (iteration {state.iteration + 1})", "decisions",
-                   args.progress_bar)
+                   args.progress)
     resize = None
     if budget is not None and budget.plan is None:
         budget.start()
@@ -375,7 +377,7 @@ def label(args: Args, state: State, decisions: int, deadline: float | None,
 
     try:
         return generate(labeler, decisions, num_players=args.players, seed=seed,
-                        opponents=mix, batch=args.games_per_batch, progress=bar,
+                        opponents=mix, batch=args.batch, progress=bar,
                         policies=objects, deadline=deadline, resize=resize, game=args.game,
                         preset=args.preset)
     finally:
@@ -392,11 +394,11 @@ def label_on_ray(args: Args, state: State, decisions: int, deadline: float | Non
 
     mix, _ = opponent_mix(args, state.net)
     job = LabelJob(seed, args.players, args.label_budget, args.explore, args.label_plies,
-                   args.label_horizon, args.games_per_batch, mix, state.net, game=args.game,
+                   args.label_horizon, args.batch, mix, state.net, game=args.game,
                    label_search=args.label_search, preset=args.preset)
     workers = args.workers or cluster_cpus()
     bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
-                   "decisions", args.progress_bar)
+                   "decisions", args.progress)
     tasks = ray_tasks()
     t0 = time.perf_counter()
     try:
@@ -445,7 +447,7 @@ def fit_network(args: Args, state: State, writer: Any) -> dict[str, float]:
     settings = fit_settings(args, state.iteration)
     steps = args.epochs * -(-len(data) // args.batch_size)
     bar = Progress(steps, f"fitting (iteration {state.iteration + 1})", "batches",
-                   args.progress_bar)
+                   args.progress)
     base = state.iteration * 1_000_000
 
     def log(step: int, parts: dict[str, float]) -> None:
@@ -482,7 +484,7 @@ def evaluate_network(args: Args, state: State, opponents: str, rounds: int,
     from train.move_net.games import net_game
 
     return evaluate_against(net_game(args.game).agent(state.net), opponents, game=args.game,
-                            rounds=rounds, seed=seed, progress=args.progress_bar,
+                            rounds=rounds, seed=seed, progress=args.progress,
                             skip=_skip(args), **_match(args))
 
 
@@ -492,8 +494,8 @@ def final_evaluation(args: Args, state: State, run_dir: Path) -> list[Any]:
     from train.move_net.games import net_game
 
     return evaluate_run(net_game(args.game).agent(state.net), args.final_eval_opponents,
-                        run_dir, game=args.game, rounds=args.final_eval_rounds,
-                        seed=args.seed + 1000, progress=args.progress_bar,
+                        run_dir, game=args.game, rounds=args.rounds,
+                        seed=args.seed + 1000, progress=args.progress,
                         skip=_skip(args), **_match(args))
 
 
@@ -533,7 +535,7 @@ def budget_probe(args: Args, clock: Callable[[], float]) -> Callable[[Any], tupl
 
         each, final = time_evaluations(play, [listed(args.eval_opponents, args.eval_rounds),
                                               listed(args.final_eval_opponents,
-                                                     args.final_eval_rounds)], clock)
+                                                     args.rounds)], clock)
         return fit_s, each, final, net_labelling(args, net, clock)
 
     return probe
@@ -554,7 +556,7 @@ def net_labelling(args: Args, net: Any, clock: Callable[[], float]) -> float:
     labeler = net_game(args.game).labeler(args, seed)
     t0 = clock()
     data = generate(labeler, 1, num_players=args.players, seed=seed, opponents=mix,
-                    batch=min(args.games_per_batch, 64), policies=objects, game=args.game,
+                    batch=min(args.batch, 64), policies=objects, game=args.game,
                     preset=args.preset)
     return len(data) / max(clock() - t0, 1e-9)
 

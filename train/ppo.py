@@ -14,7 +14,7 @@ Read top to bottom (CleanRL style):
    the evaluation opponents; the figures go to TensorBoard and ``evals.csv``.
 5. Checkpoints every ``checkpoint_every`` steps allow ``--resume``.
 6. At the end: ``runs/<name>/model.zip`` and ``config.json``, a final evaluation
-   (``final_eval_rounds`` duplicate rounds per opponent), plots and ``report.md``.
+   (``rounds`` duplicate rounds per opponent), plots and ``report.md``.
 
     python -m train.ppo --name demo --total-timesteps 50000
     tensorboard --logdir runs
@@ -36,14 +36,17 @@ from train.common.config import config_cli, parse_config_args
 @dataclass
 class Args:
     name: str = "ppo"
-    """run name: everything is written to ``<runs_dir>/<name>/``"""
-    runs_dir: str = "runs"
-    """folder holding the runs"""
+    """run name: everything is written to ``<out>/<name>/``"""
+    out: str = "runs"
+    """folder holding the runs (``--out DIR``: the run is ``DIR/NAME/``)"""
     config: str = "default"
     """named configuration whose values replace the defaults below: ``default``, ``long``
     or ``tiny`` (flags given on the command line still win)"""
-    seed: int = 1
-    """seed of the games, the opponents, the policy initialisation and the evaluations"""
+    game: str = "pasur"
+    """the game: this pipeline trains Pasur (``pasur``; Persian Rummy: ``train.rummy_ppo``)"""
+    seed: int = 0
+    """seed of the games, the opponents, the policy initialisation and the evaluations (default
+    0, as in every command: the same command gives the same result)"""
     total_timesteps: int = 800_000
     """learner decisions to train for (including the CAPTURE-phase choices)"""
     num_envs: int = 64
@@ -103,9 +106,9 @@ class Args:
     """duplicate-deal rounds per opponent at each periodic evaluation"""
     eval_opponents: str = "random,greedy,heuristic"
     """opponents of the periodic and final evaluations"""
-    final_eval_rounds: int = 5_000
+    rounds: int = 5_000
     """duplicate-deal rounds per opponent in the final evaluation"""
-    final_eval_games: int = 200
+    games: int = 200
     """duplicate games to 62 per opponent in the final evaluation (game win rate); 0 = skip"""
     checkpoint_every: int = 100_000
     """steps between checkpoints (for ``--resume``)"""
@@ -118,8 +121,9 @@ class Args:
     """torch device for the policy (``cpu``, ``cuda``)"""
     torch_threads: int = 1
     """torch CPU threads (the engine and the policy share the machine's cores)"""
-    progress_bar: bool = True
-    """show a progress bar while training"""
+    progress: bool = True
+    """progress bars on stderr (``--no-progress``: none; default: on when stderr is a
+    terminal)"""
 
 
 #: named configurations (``--config``); the defaults above are ``default``
@@ -135,8 +139,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "max_snapshots": 8,
         "eval_every": 500_000,
         "checkpoint_every": 250_000,
-        "final_eval_rounds": 10_000,
-        "final_eval_games": 300,
+        "rounds": 10_000,
+        "games": 300,
     },
     "tiny": {  # tests and smoke runs
         "total_timesteps": 4_096,
@@ -152,17 +156,18 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "snapshot_every": 1_024,
         "eval_every": 2_048,
         "eval_rounds": 40,
-        "final_eval_rounds": 40,
-        "final_eval_games": 2,
+        "rounds": 40,
+        "games": 2,
         "checkpoint_every": 2_048,
-        "progress_bar": False,
+        "progress": False,
     },
 }
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    return parse_config_args(Args, CONFIGS, argv, "python -m train.ppo", __doc__)
+    return parse_config_args(Args, CONFIGS, argv, "python -m train.ppo", __doc__,
+                             games=("pasur",))
 
 
 def cli_of(args: Args) -> list[str]:
@@ -272,8 +277,8 @@ def final_evaluation(args: Args, run_dir: Path) -> list[Any]:
     agent = PolicyAgent(MaskablePPO.load(run_dir / "model.zip", device="cpu"),
                         deterministic=True, name=f"{args.name}/model.zip")
     return evaluate_run(agent, args.eval_opponents, run_dir, game="pasur",
-                        rounds=args.final_eval_rounds, seed=args.seed + 1000,
-                        progress=args.progress_bar, games=args.final_eval_games or None)
+                        rounds=args.rounds, seed=args.seed + 1000,
+                        progress=args.progress, games=args.games or None)
 
 
 def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: float,

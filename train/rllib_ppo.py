@@ -49,14 +49,17 @@ from train.common.config import parse_config_args
 @dataclass
 class Args:
     name: str = "rllib"
-    """run name: everything is written to ``<runs_dir>/<name>/``"""
-    runs_dir: str = "runs"
-    """folder holding the runs"""
+    """run name: everything is written to ``<out>/<name>/``"""
+    out: str = "runs"
+    """folder holding the runs (``--out DIR``: the run is ``DIR/NAME/``)"""
     config: str = "default"
     """named configuration whose values replace the defaults below: ``default`` or
     ``tiny`` (flags given on the command line still win)"""
-    seed: int = 1
-    """seed of RLlib (env resets, module initialisation) and of the evaluations"""
+    game: str = "pasur"
+    """the game: this pipeline trains Pasur (``pasur``)"""
+    seed: int = 0
+    """seed of RLlib (env resets, module initialisation) and of the evaluations (default 0, as
+    in every command: the same command gives the same result)"""
     mode: str = "single"
     """``single``: the Gymnasium env against scripted opponents; ``selfplay``: the AEC
     env through RLlib's PettingZoo wrapper, shared policy plus frozen snapshots"""
@@ -98,16 +101,17 @@ class Args:
     """rounds per opponent at each periodic evaluation"""
     eval_opponents: str = "random,greedy"
     """opponents of the periodic and final evaluations"""
-    final_eval_rounds: int = 2000
-    """rounds per opponent in the final evaluation"""
+    rounds: int = 2000
+    """duplicate-deal rounds per opponent in the final evaluation"""
     checkpoint_every: int = 10
     """iterations between checkpoints"""
     resume: bool = False
-    """continue the run in ``<runs_dir>/<name>/`` from its last checkpoint"""
+    """continue the run in ``<out>/<name>/`` from its last checkpoint"""
     address: str | None = None
     """Ray cluster to join (``auto`` or ``host:port``); None = start a local instance"""
-    progress_bar: bool = True
-    """show a progress bar while training"""
+    progress: bool = True
+    """progress bars on stderr (``--no-progress``: none; default: on when stderr is a
+    terminal)"""
 
 
 CONFIGS: dict[str, dict[str, Any]] = {
@@ -125,9 +129,9 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "snapshot_every": 1,
         "eval_every": 1,
         "eval_rounds": 8,
-        "final_eval_rounds": 8,
+        "rounds": 8,
         "checkpoint_every": 1,
-        "progress_bar": False,
+        "progress": False,
     },
 }
 
@@ -146,7 +150,7 @@ def check_args(args: Args) -> str | None:
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
     return parse_config_args(Args, CONFIGS, argv, "python -m train.rllib_ppo", __doc__,
-                             check_args)
+                             check_args, games=("pasur",))
 
 
 # ---- the algorithm ----------------------------------------------------------------------
@@ -278,7 +282,7 @@ def train_loop(args: Args, algo: Any, run_dir: Path, log: RunLog) -> dict[str, A
     budget_s = args.minutes * 60 if args.minutes > 0 else float("inf")
     total = args.total_env_steps or 0
     bar = Progress(total or int(budget_s), "RLlib PPO", "env steps" if total else "s",
-                   args.progress_bar)
+                   args.progress)
     t0, steps0, row = time.perf_counter(), None, {}
     while True:
         result = algo.train()
@@ -341,7 +345,7 @@ def main(argv: list[str] | None = None) -> Path:
         algo.save_to_path(str(ckpt.resolve()))
         algo.get_module(learner_module_id(args)).save_to_path(str((run_dir / "module").resolve()))
         final = final_evaluation(learner_agent(args, algo), args.eval_opponents, run_dir,
-                                 game="pasur", rounds=args.final_eval_rounds,
+                                 game="pasur", rounds=args.rounds,
                                  seed=args.seed + 1, progress=False, players=args.players)
         log.evaluation(int(last.get("env_steps", 0)), final)
         (run_dir / "train_stats.json").write_text(json.dumps(last, indent=2))

@@ -49,14 +49,17 @@ from train.common.config import config_cli, parse_config_args
 @dataclass
 class Args:
     name: str = "rummy"
-    """run name: everything is written to ``<runs_dir>/<name>/``"""
-    runs_dir: str = "runs"
-    """folder holding the runs"""
+    """run name: everything is written to ``<out>/<name>/``"""
+    out: str = "runs"
+    """folder holding the runs (``--out DIR``: the run is ``DIR/NAME/``)"""
     config: str = "default"
     """named configuration whose values replace the defaults below: ``default`` or
     ``tiny`` (flags given on the command line still win)"""
-    seed: int = 1
-    """seed of the deals, the agents, the policy initialisation and the evaluations"""
+    game: str = "persian_rummy"
+    """the game: this pipeline trains Persian Rummy (``persian_rummy``; Pasur: ``train.ppo``)"""
+    seed: int = 0
+    """seed of the deals, the agents, the policy initialisation and the evaluations (default 0,
+    as in every command: the same command gives the same result)"""
     total_timesteps: int = 1_000_000
     """learner decisions of PPO after cloning (0 = behaviour cloning only)"""
     num_envs: int = 64
@@ -116,7 +119,7 @@ class Args:
     """duplicate-deal rounds per opponent at each periodic evaluation"""
     eval_opponents: str = "greedy,random"
     """opponents of the periodic and final evaluations"""
-    final_eval_rounds: int = 4_000
+    rounds: int = 4_000
     """duplicate-deal rounds per opponent in the final evaluation"""
     checkpoint_every: int = 100_000
     """steps between checkpoints (for ``--resume``)"""
@@ -130,8 +133,9 @@ class Args:
     """torch device for the policy"""
     torch_threads: int = 1
     """torch CPU threads (the engine and the policy share the machine's cores)"""
-    progress_bar: bool = True
-    """show a progress bar while training"""
+    progress: bool = True
+    """progress bars on stderr (``--no-progress``: none; default: on when stderr is a
+    terminal)"""
 
 
 #: named configurations (``--config``); the defaults above are ``default``
@@ -150,17 +154,18 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "snapshot_every": 256,
         "eval_every": 512,
         "eval_rounds": 20,
-        "final_eval_rounds": 20,
+        "rounds": 20,
         "checkpoint_every": 512,
         "time_limit_min": 0.0,
-        "progress_bar": False,
+        "progress": False,
     },
 }
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
     """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    return parse_config_args(Args, CONFIGS, argv, "python -m train.rummy_ppo", __doc__)
+    return parse_config_args(Args, CONFIGS, argv, "python -m train.rummy_ppo", __doc__,
+                             games=("persian_rummy",))
 
 
 def cli_of(args: Args) -> list[str]:
@@ -298,7 +303,7 @@ def final_evaluation(args: Args, run_dir: Path) -> list[Any]:
     agent = make_agent(str(run_dir / "model.zip"), game="persian_rummy", seed=args.seed)
     agent.name = f"{args.name}/model.zip"
     return evaluate_run(agent, args.eval_opponents, run_dir, game="persian_rummy",
-                        rounds=args.final_eval_rounds, seed=args.seed + 1000)
+                        rounds=args.rounds, seed=args.seed + 1000)
 
 
 def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: float,
@@ -328,7 +333,7 @@ def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: f
                          "evaluation:",
           commands=[f"python -m train.rummy_ppo {' '.join(cli_of(args))}".rstrip(),
                     f"pasur eval --game persian_rummy {run_dir}/model.zip greedy "
-                    f"--rounds {args.final_eval_rounds} --seed {args.seed + 1000}"],
+                    f"--rounds {args.rounds} --seed {args.seed + 1000}"],
           sections=report_plot_sections(run_dir))
 
 

@@ -6,8 +6,8 @@
     pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
     pasur tournament random greedy heuristic ismcts --address auto   # the pairs on a Ray cluster
-    pasur play --opponent heuristic --players 2 --seed 7
-    pasur play --game persian_rummy --opponent greedy --seat 1
+    pasur play heuristic --players 2 --seed 7
+    pasur play --game persian_rummy greedy --seat 1
     pasur demo --players 3
     pasur serve --port 8000
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
@@ -15,15 +15,21 @@
     pasur agents
     pasur warmup              # compile every kernel ahead (first run only)
     pasur doctor              # versions, where the packages come from, the kernel cache
+    pasur --version
 
     pasur agents --game persian_rummy
     pasur eval --game persian_rummy greedy random --rounds 10000 --rule deals=1
     pasur tournament --game persian_rummy greedy random rollout --rounds 200
-    pasur demo --game persian_rummy --agent greedy
+    pasur demo --game persian_rummy greedy
 
-Every command but ``serve`` takes ``--game`` (``pasur``, the default, or
-``persian_rummy``); options that do not apply to the chosen game (``--players 3`` or
-``--preset`` with Persian Rummy) are refused before anything runs, with exit code 2.
+The flags every command shares (``--game``, ``--seed``, ``--progress``, ``--rounds``,
+``--json``, the agents as positional arguments) are :mod:`agents.apps.flags`, the one
+vocabulary of ``pasur`` and the training scripts (``docs/cli.md``); old spellings still
+work for one release, with a one-line warning. Every command but ``serve`` and
+``doctor`` takes ``--game`` (``pasur``, the default, or ``persian_rummy``); options that
+do not apply to the chosen game (``--players 3`` or ``--preset`` with Persian Rummy)
+are refused before anything runs, with exit code 2. Errors are one line under the
+command's name (``pasur eval: error: ...``), with "did you mean" for a misspelled name.
 
 Agent specs are registry names (``pasur agents`` lists them), optionally with
 options (``ismcts:budget=200``), or paths of saved models once a loader is
@@ -35,15 +41,31 @@ sur_points=3``; Persian Rummy: ``--rule deals=1 four_set_double=false``) and Pas
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+from agents.apps.flags import (
+    Parser,
+    add_agents,
+    add_episode,
+    add_game,
+    add_json,
+    add_progress,
+    add_rounds,
+    add_seed,
+    progress_on,
+    upgrade_argv,
+    whole_deals,
+)
 from agents.registry import parse_value
 from pasur_env.core.compile import compile_progress
 from pasur_env.core.extras import as_missing_extra, missing_extra
 from pasur_env.games import DEFAULT_GAME, GAME_IDS, game_info
+from pasur_env.version import __version__
 
 __all__ = ["main", "build_parser"]
 
@@ -61,25 +83,30 @@ def _rules(items: Sequence[str] | None) -> dict[str, Any]:
     return flags
 
 
-def _add_game(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", choices=GAME_IDS, default="pasur",
-                   help="the game (default pasur; persian_rummy: 4 players in teams)")
-
-
-def _add_common(p: argparse.ArgumentParser, rounds: int) -> None:
-    _add_game(p)
-    p.add_argument("--rounds", type=int, default=rounds,
-                   help=f"rounds to play (per pair in a tournament; default {rounds})")
+def _add_players(p: argparse.ArgumentParser) -> None:
     p.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
                    help="players per game (4 = two teams); default: Pasur 2, Persian Rummy 4")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and agents (default 0)")
-    p.add_argument("--batch", type=int, default=4096,
-                   help="games advanced together (default 4096)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--preset", default=None, help="Pasur preset: classic, cfr_paper, mini, small")
+
+
+def _add_rules(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--preset", default=None,
+                   help="Pasur's rule preset: classic, cfr_paper, mini, small")
     p.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                    help="rule flags, e.g. --rule target_score=31 sur_points=3 (Persian Rummy: "
                    "deals, four_set_double, last_discard_goes_out)")
+
+
+def _add_common(p: argparse.ArgumentParser, rounds: int, what: str) -> None:
+    """The flags of a match (``eval``, ``tournament``)."""
+    add_game(p)
+    add_rounds(p, rounds, what)
+    p.set_defaults(rounds_default=rounds)
+    _add_players(p)
+    add_seed(p)
+    p.add_argument("--batch", type=int, default=4096,
+                   help="games advanced together (default 4096)")
+    add_progress(p)
+    _add_rules(p)
 
 
 def _add_address(p: argparse.ArgumentParser) -> None:
@@ -91,10 +118,13 @@ def _add_address(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="pasur",
-        description="Pasur agents: duplicate-deal evaluation, tournaments, and play.",
+        description="Pasur and Persian Rummy agents: duplicate-deal evaluation, tournaments, "
+        "play. The shared flags (--game, --seed, --progress, --rounds, --json, agents as "
+        "arguments) mean the same in every command: docs/cli.md.",
     )
+    parser.add_argument("--version", action="version", version=f"pasur {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     _add_match_commands(sub)
@@ -102,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_web_commands(sub)
     _add_exploitability(sub)
     ag = sub.add_parser("agents", help="list the registered agent names of a game")
-    _add_game(ag)
+    add_game(ag)
     _add_install_commands(sub)
     return parser
 
@@ -114,15 +144,15 @@ def _add_match_commands(sub: Any) -> None:
         description="Play A against B on duplicate deals (every deal in all seatings) and "
         "report A's mean point difference per round with a 95% confidence interval.",
     )
-    ev.add_argument("a", help="agent A (e.g. greedy, heuristic, ismcts:budget=200)")
-    ev.add_argument("b", help="agent B")
-    _add_common(ev, 10_000)
-    ev.add_argument("--games", type=int, default=None,
-                    help="also play this many games to the target score (game win rate)")
-    ev.add_argument("--mode", choices=("round", "game"), default="round",
-                    help="round: one-round deals (default); game: only games to the target")
-    ev.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
-                    help="write the result as JSON to PATH (no PATH or '-': stdout)")
+    ev.add_argument("a", metavar="A", help="agent A (e.g. greedy, heuristic, ismcts:budget=200)")
+    ev.add_argument("b", metavar="B", help="agent B")
+    _add_common(ev, 10_000, "to play")
+    ev.add_argument("--games", type=int, default=None, metavar="N",
+                    help="also play this many games to the target score (game win rate; a "
+                    "multiple of the seatings, like --rounds)")
+    add_episode(ev, "round", "round: one-round deals (default); game: only games to the "
+                "target score (--games of them, default 1,000)")
+    add_json(ev)
     ev.add_argument("--save-games", metavar="DIR", default=None,
                     help="write every game's record to DIR (JSON lines; see pasur replay)")
     _add_address(ev)
@@ -135,16 +165,15 @@ def _add_match_commands(sub: Any) -> None:
         description="Play every pair of agents on duplicate deals and print an Elo ladder "
         "(Bradley-Terry on round results) with 95% bootstrap intervals.",
     )
-    tr.add_argument("agents", nargs="+", help="two or more agent specs")
-    _add_common(tr, 2000)
+    add_agents(tr, "+", "two or more agent specs")
+    _add_common(tr, 2000, "per pair")
     tr.add_argument("--bootstrap", type=int, default=500,
                     help="bootstrap resamples for the intervals (default 500)")
     tr.add_argument("--anchor", default=None, help="agent fixed at --base (default: the mean)")
     tr.add_argument("--base", type=float, default=1500.0, help="rating scale origin (1500)")
     tr.add_argument("--markdown", metavar="PATH", help="write the ladder as a markdown table")
     tr.add_argument("--plot", metavar="PATH", help="save a plot of the ratings (matplotlib)")
-    tr.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
-                    help="write the results as JSON to PATH (no PATH or '-': stdout)")
+    add_json(tr, "the results")
     _add_address(tr)
 
 
@@ -154,34 +183,28 @@ def _add_play_commands(sub: Any) -> None:
         "play", help="play against agents in the terminal",
         description="Play Pasur or Persian Rummy in the terminal against agents.",
     )
-    _add_game(pl)
-    pl.add_argument("--opponent", action="append", default=None, metavar="AGENT",
-                    help="agent for the other seats (default greedy); repeat it to give "
-                    "one agent per other seat, in seat order")
-    pl.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
-                    help="players (default: Pasur 2, Persian Rummy 4)")
-    pl.add_argument("--seed", type=int, default=None, help="seed (default: random)")
+    add_agents(pl, "*", "the agents at the other seats: one for every seat (default "
+               "greedy) or one per other seat, in seat order (with 4 players your partner "
+               "is one of them)")
+    add_game(pl)
+    _add_players(pl)
+    add_seed(pl, "the deals and agents (the greeting says it; another seed, other deals)")
     pl.add_argument("--seat", type=int, default=0, help="your seat (default 0: you lead)")
-    pl.add_argument("--episode", choices=("game", "round"), default="game",
-                    help="a game to the target score (default) or a single round")
+    add_episode(pl, "game", "a game to the target score (default) or a single round")
     pl.add_argument("--deck", default=None,
                     help="first deck: 52 card codes (a variant's cards; Persian Rummy: 56), "
                     "top first (e.g. for practice)")
-    pl.add_argument("--preset", default=None, help="rule preset: classic, cfr_paper, mini, small")
-    pl.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
-                    help="rule flags, e.g. --rule target_score=31")
+    _add_rules(pl)
 
     de = sub.add_parser(
         "demo", help="watch one game between agents (default: random players)",
         description="Print one game played by agents only, every hand shown at each deal.",
     )
-    _add_game(de)
-    de.add_argument("--agent", action="append", default=None, metavar="AGENT",
-                    help="agent for every seat (default random); repeat it for one per seat")
-    de.add_argument("--players", type=int, default=None, choices=(2, 3, 4),
-                    help="players (default: Pasur 2, Persian Rummy 4)")
-    de.add_argument("--seed", type=int, default=0, help="seed of the deals and agents")
-    de.add_argument("--episode", choices=("game", "round"), default="game")
+    add_agents(de, "*", "the agents: one for every seat (default random) or one per seat")
+    add_game(de)
+    _add_players(de)
+    add_seed(de)
+    add_episode(de, "game", "a game to the target score (default) or a single round")
 
 
 def _add_exploitability(sub: Any) -> None:
@@ -191,19 +214,19 @@ def _add_exploitability(sub: Any) -> None:
         "every information set and compute each player's exact best response to it: "
         "NashConv in points of the round's point difference (docs/exploitability.md).",
     )
-    ex.add_argument("agent", help="agent spec (random, greedy, heuristic, ismcts:budget=50, "
-                    "cfr:PATH, ...)")
+    ex.add_argument("agent", metavar="AGENT", help="agent spec (random, greedy, heuristic, "
+                    "ismcts:budget=50, cfr:PATH, ...)")
+    add_game(ex, help="the game (Pasur's small variants only: pasur)")
     ex.add_argument("--preset", default="mini", help="the variant: mini (default) or small")
     ex.add_argument("--seat", type=int, choices=(0, 1), default=None,
                     help="the agent plays only this seat: the other seat's best response")
     ex.add_argument("--samples", type=int, default=1,
                     help="calls per information set; >1 estimates a stochastic agent's mixed "
                     "policy from the frequencies (default 1: the pure policy of --seed)")
-    ex.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")
+    add_seed(ex, "the agent")
     ex.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags over the preset, e.g. --rule sur_points=3")
-    ex.add_argument("--json", nargs="?", const="-", default=None, metavar="PATH",
-                    help="write the result as JSON to PATH (no PATH or '-': stdout)")
+    add_json(ex)
 
 
 def _add_install_commands(sub: Any) -> None:
@@ -213,12 +236,11 @@ def _add_install_commands(sub: Any) -> None:
         description="Compile the kernels of the envs and of every agent (and their "
         "multi-threaded builds) into the kernel cache, with progress on stderr.",
     )
-    wu.add_argument("--game", choices=GAME_IDS, action="append", default=None,
-                    help="only this game (repeatable; default: every game)")
-    wu.add_argument("--agent", action="append", default=None, metavar="AGENT",
-                    help="only these agents (repeatable; default: every registered one)")
+    add_agents(wu, "*", "only these agents (default: every registered one)")
+    add_game(wu, repeat=True)
     wu.add_argument("--serial-only", action="store_true",
                     help="skip the multi-threaded builds (used from batches of hundreds)")
+    add_progress(wu)
     sub.add_parser(
         "doctor", help="versions in use, where the packages come from, the kernel cache",
         description="Report the versions in use, where pasur_env, agents and train are "
@@ -324,11 +346,25 @@ def _refusal(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _sizes(args: argparse.Namespace) -> tuple[int, int | None]:
+    """``--rounds`` and ``--games`` in whole duplicate deals of the match's seatings: a
+    count that is not a multiple is refused, a default is rounded up (its help says so)."""
+    from agents.evaluation.match import seatings
+
+    n = len(seatings(args.players or game_info(args.game).players[0]))
+    rounds = whole_deals("--rounds", args.rounds, args.rounds_default, n)
+    games = getattr(args, "games", None)
+    if games is not None or getattr(args, "episode", "round") == "game":
+        games = whole_deals("--games", games, 1000, n)
+    return rounds, games
+
+
 def _eval(args: argparse.Namespace) -> int:
     from agents.evaluation.match import evaluate
 
-    kwargs = dict(rounds=args.rounds, players=args.players, seed=args.seed, mode=args.mode,
-                  games=args.games, batch=args.batch, progress=not args.no_progress,
+    rounds, games = _sizes(args)
+    kwargs = dict(rounds=rounds, players=args.players, seed=args.seed, mode=args.episode,
+                  games=games, batch=args.batch, progress=progress_on(args.progress),
                   preset=args.preset, game=args.game, **_rules(args.rule))
     if args.address is None:
         res = evaluate(args.a, args.b, save_games=args.save_games, **kwargs)
@@ -352,8 +388,11 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _exploitability(args: argparse.Namespace) -> int:
-    from agents.evaluation.exploitability import exploitability
+    from agents.evaluation.exploitability import GAMES, exploitability
 
+    if args.game not in GAMES:
+        raise ValueError(f"exploitability is computed on small variants of {', '.join(GAMES)} "
+                         f"only, not {args.game}")
     res = exploitability(args.agent, preset=args.preset, seat=args.seat, samples=args.samples,
                          seed=args.seed, **_rules(args.rule))
     out = _text_stream(args)
@@ -370,8 +409,9 @@ def _tournament(args: argparse.Namespace) -> int:
             import matplotlib.figure  # noqa: F401
         except ImportError as e:
             raise missing_extra("pasur tournament --plot", "train", e) from None
-    kwargs = dict(rounds=args.rounds, players=args.players, seed=args.seed, batch=args.batch,
-                  progress=not args.no_progress, bootstrap=args.bootstrap, anchor=args.anchor,
+    rounds, _ = _sizes(args)
+    kwargs = dict(rounds=rounds, players=args.players, seed=args.seed, batch=args.batch,
+                  progress=progress_on(args.progress), bootstrap=args.bootstrap, anchor=args.anchor,
                   base=args.base, preset=args.preset, game=args.game, **_rules(args.rule))
     if args.address is None:
         res = tournament(args.agents, **kwargs)
@@ -396,7 +436,7 @@ def _play(args: argparse.Namespace) -> int:
     from agents.games import agent_game
 
     play = agent_game(args.game).load("terminal_play")  # the game's terminal table
-    code: int = play(args.opponent or ["greedy"], players=args.players, seed=args.seed,
+    code: int = play(args.agents or ["greedy"], players=args.players, seed=args.seed,
                      seat=args.seat, episode=args.episode, deck=args.deck,
                      preset=args.preset, **_rules(args.rule))
     return code
@@ -406,7 +446,7 @@ def _demo(args: argparse.Namespace) -> int:
     from agents.games import agent_game
 
     watch = agent_game(args.game).load("terminal_watch")
-    code: int = watch(args.agent or ["random"], players=args.players, seed=args.seed,
+    code: int = watch(args.agents or ["random"], players=args.players, seed=args.seed,
                       episode=args.episode)
     return code
 
@@ -429,8 +469,25 @@ def _serve(args: argparse.Namespace) -> int:
                        for flag, name, scale, _ in _LIMIT_FLAGS})
     app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes,
                      limits=limits, host=args.host, allow_hosts=args.allow_host)
+    _check_port(args.host, args.port)
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
+
+
+def _check_port(host: str, port: int) -> None:
+    """``OSError`` in the project's words when ``host:port`` cannot be listened on (a
+    port in use gets a ``--port`` to try), before uvicorn says ``[Errno 98]`` and exits."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind((host, port))
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise OSError(f"port {port} on {host} is in use (another pasur serve?): "
+                              f"choose another with --port, e.g. --port {port + 1}") from None
+            raise OSError(f"cannot listen on {host} port {port}: {e.strerror or e} "
+                          "(see --host and --port)") from None
 
 
 def _replay(args: argparse.Namespace) -> int:
@@ -442,7 +499,7 @@ def _replay(args: argparse.Namespace) -> int:
             raise ValueError("give the record's index once, as --index")
         index, game = int(game), None
     if game is not None:
-        game_info(game)  # ValueError naming the games
+        game_info(game)  # ValueError naming the games (and the closest)
     return replay_in_terminal(args.file, index=index or 0, show_all=args.all, game=game)
 
 
@@ -456,7 +513,8 @@ def _agents(args: argparse.Namespace) -> int:
 def _warmup(args: argparse.Namespace) -> int:
     from agents.apps.warmup import warmup
 
-    warmup(args.game or GAME_IDS, agents=args.agent, parallel=not args.serial_only)
+    warmup(args.game or GAME_IDS, agents=args.agents or None, parallel=not args.serial_only,
+           progress=progress_on(args.progress))
     return 0
 
 
@@ -475,6 +533,10 @@ _PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay", "exploitabi
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``pasur`` command line; returns the exit code."""
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    at = next((k for k, a in enumerate(argv) if not a.startswith("-")), None)
+    if at is not None:  # the old spellings of the subcommand, said in one line each
+        argv = upgrade_argv(argv, f"pasur {argv[at]}", at + 1)
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
                "serve": _serve, "replay": _replay, "agents": _agents, "warmup": _warmup,

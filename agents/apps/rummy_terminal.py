@@ -30,6 +30,7 @@ import numpy as np
 from agents.apps.terminal import Console, _Quit
 from agents.apps.web.rummy_table import RummyTable
 from agents.registry import agent_label, build_agent
+from pasur_env.core.cards import with_symbols
 from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.rummy.actions import parse_action
@@ -125,7 +126,7 @@ class RummyHumanGame(Console):
             self.say(f"Laying off {_pretty([v['pending']])}: choose the meld.")
         self.say("Your actions:")
         for k, a in enumerate(v["legal"]["actions"], 1):
-            self.say(f"  {k}) {a:<12} {_explain(a)}")
+            self.say(f"  {k}) {with_symbols(a):<12} {_explain(a)}")
 
     def sheet(self, v: dict[str, Any]) -> None:
         """The round's score sheet, then the winner once the game is over."""
@@ -148,7 +149,7 @@ class RummyHumanGame(Console):
                         + (", your partner)" if s % 2 == t.human % 2 else ")")
                         for s in range(4) if s != t.human)
         self.say(f"Persian Rummy: you are player_{t.human}; with {opp}; "
-                 f"{t.deals} deal(s).")
+                 f"{t.deals} deal(s); the deals of seed {t.seed}.")
         self.say("Type 'help' for the commands.")
         try:
             while True:
@@ -175,13 +176,9 @@ class RummyHumanGame(Console):
         while True:
             line = self.command("Your action (number or text; 'help'): ",
                                 f"Type an action's number (1 to {len(actions)}) or its text; "
-                                "'help' for more.", HELP, lambda: self.show(self.table.view()))
+                                "'help' for more.", HELP, lambda: self.show(self.table.view()),
+                                self.hint)
             if line is None:
-                continue
-            if line.lower() == "hint":
-                h = self.table.hint()
-                self.say(f"{h['agent']} would play {h['action']}"
-                         + (f" (then {', '.join(h['turn'][1:])})" if len(h["turn"]) > 1 else ""))
                 continue
             action = self._read(line, actions)
             if action is None:
@@ -192,6 +189,13 @@ class RummyHumanGame(Console):
                 self.say(str(e).replace("field 'action': ", ""))
                 continue
             return
+
+    def hint(self) -> None:
+        """Say what the strongest agent would play, and the rest of its turn."""
+        h = self.table.hint()
+        turn = [with_symbols(a) for a in h["turn"]]
+        self.say(f"{h['agent']} would play {turn[0]}"
+                 + (f" (then {', '.join(turn[1:])})" if len(turn) > 1 else ""))
 
     def _read(self, line: str, actions: list[str]) -> str | int | None:
         """The action a line names, or None after saying what is wrong with it."""
@@ -244,7 +248,7 @@ def watch_rummy(agents: str | Policy | Sequence[str | Policy] = "random", seed: 
         seat = eng.mover(0)
         action = decide(eng, games, policies, np.array([seat]))
         info = eng.step(action)
-        out.write(f"player_{seat}: {action_str(int(action[0]))}\n")
+        out.write(f"player_{seat}: {with_symbols(action_str(int(action[0])))}\n")
         if info.round_end[0]:
             pts = info.round_points[0].tolist()
             out.write(f"\ndeal over: team points {pts}, scores {info.scores[0].tolist()}\n")

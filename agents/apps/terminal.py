@@ -6,9 +6,11 @@ hands. Each turn lists the legal plays; type a card code (``7H``, ``10D``, ``TD`
 ``7♥``) or the list number. A card with several capture options asks which cards
 to take: type them one at a time or several at once in any order (``4S 2D``), or
 an option number; the choice is applied in ascending card order as the action
-interface requires. ``help``, ``table``, ``back`` (while choosing a capture) and
-``quit`` are understood; bad input gets a message and the prompt again, and the end
-of the input leaves the game cleanly.
+interface requires. ``help``, ``table``, ``hint`` (what the strongest agent would
+play: :func:`hint_agent_name`), ``back`` (while choosing a capture) and ``quit`` are
+understood; bad input gets a message and the prompt again, and the end of the input
+leaves the game cleanly. Cards are shown with their suit symbols (``7♥``), in every
+text the ``pasur`` command prints (:func:`pasur_env.core.cards.with_symbols`).
 
 Input and output streams are injectable, so the game can be driven by a script::
 
@@ -30,6 +32,7 @@ import numpy as np
 
 import pasur_env
 from agents.registry import agent_label, build_agent
+from pasur_env.core.cards import with_symbols
 from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.pasur import kernels as K
@@ -38,7 +41,7 @@ from pasur_env.pasur.engine import StepInfo
 from pasur_env.pasur.moves import capture_is_sur, move_options, move_to_actions
 
 __all__ = ["play", "watch", "play_command", "watch_command", "replay_in_terminal", "HumanGame",
-           "Console"]
+           "Console", "hint_agent_name"]
 
 HELP = """\
 Commands:
@@ -46,11 +49,20 @@ Commands:
   3                 play the card numbered 3 in the list
   7H 4S 2D          play 7H and take 4S and 2D at once
   table             show the table again
+  hint              what the strongest agent would play
   help              this text
   quit              leave the game
 When a card can capture in several ways you are asked which table cards to take:
 type them one at a time or together in any order (4S 2D), or an option number;
 'clear' drops the cards chosen so far, 'back' picks another card."""
+
+
+def hint_agent_name(players: int) -> str:
+    """The strongest Pasur agent available for hints at this table size (the terminal's
+    ``hint`` and the web table's)."""
+    from agents.pasur.net.agent import pretrained_net_path
+
+    return "net-ismcts" if pretrained_net_path(players).exists() else "ismcts"
 
 
 def _plural(n: int, word: str) -> str:
@@ -86,10 +98,10 @@ class Console:
         return line.strip()
 
     def command(self, prompt: str, nudge: str, help_text: str,
-                show: Callable[[], None]) -> str | None:
+                show: Callable[[], None], hint: Callable[[], None]) -> str | None:
         """One line of input with the commands every game shares handled here (an empty
-        line gets ``nudge``; ``quit``, ``help``, ``table``): None means ask again, any
-        other line is returned for the game to read."""
+        line gets ``nudge``; ``quit``, ``help``, ``table``, ``hint``): None means ask
+        again, any other line is returned for the game to read."""
         line = self.ask(prompt)
         low = line.lower()
         if not line:
@@ -102,6 +114,9 @@ class Console:
             return None
         if low in ("t", "table", "show"):
             show()
+            return None
+        if low == "hint":
+            hint()
             return None
         return line
 
@@ -192,7 +207,8 @@ class HumanGame(Console):
             self.say(self.engine.render(0))
             return
         opp = ", ".join(self.name(s) for s in range(self.players) if s != self.human)
-        self.say(f"Pasur: you are player_{self.human}; playing with {opp}; {goal}.")
+        deals = "" if self.seed is None else f"; the deals of seed {self.seed}"
+        self.say(f"Pasur: you are player_{self.human}; playing with {opp}; {goal}{deals}.")
         self.say("Type 'help' for the commands.")
 
     # ---- the game ---------------------------------------------------------------------------
@@ -300,9 +316,15 @@ class HumanGame(Console):
     def agent_turn(self, seat: int) -> None:
         """The agent of ``seat`` plays its turn (one decision at a time, through the play
         loop's :func:`~pasur_env.core.loop.decide`, which checks every action)."""
-        eng, agent = self.engine, self.agents[seat]
-        games = np.zeros(1, dtype=np.int64)
         before = self._before(seat)
+        card, captured = self._full_move(self.engine, self.agents[seat], self.env.step)
+        self._report(seat, card, captured, before)
+
+    def _full_move(self, eng: Any, agent: Policy,
+                   step: Callable[[int], Any]) -> tuple[int, tuple[int, ...]]:
+        """``agent``'s full move in game 0 of ``eng`` (the card, then the cards it takes,
+        one decision at a time), each action applied by ``step``: (card, taken cards)."""
+        games = np.zeros(1, dtype=np.int64)
         card, takes, opts = -1, [], []
         while True:
             a = int(decide(eng, games, [agent], games)[0])
@@ -310,11 +332,21 @@ class HumanGame(Console):
                 card, opts = a, self._options(a)
             else:
                 takes.append(a - K.TAKE_OFFSET)
-            self.env.step(a)
+            step(a)
             if eng.phase[0] != K.CAPTURE:  # the turn is over
                 break
-        captured = tuple(sorted(takes)) if len(opts) > 1 else (opts[0] if opts else ())
-        self._report(seat, card, captured, before)
+        return card, tuple(sorted(takes)) if len(opts) > 1 else (opts[0] if opts else ())
+
+    def hint(self) -> None:
+        """Say the move the strongest agent would make in the person's place (played on a
+        copy of the engine; the game goes on unchanged)."""
+        name = hint_agent_name(self.players)
+        agent = build_agent(name, seed=self.seed)
+        shadow = self.engine.copy()
+        card, taken = self._full_move(
+            shadow, agent, lambda a: shadow.step(np.array([a], dtype=np.int64)))
+        what = f"take {cards_str(taken)}" if taken else "lay it on the table"
+        self.say(f"{name} would play {card_str(card)} and {what}.")
 
     # ---- the human ---------------------------------------------------------------------------
     def show(self) -> None:
@@ -345,7 +377,7 @@ class HumanGame(Console):
         while True:
             line = self.command("Your play (card or number; 'help'): ",
                                 "Type a card such as 7H (or its number in the list); 'help' "
-                                "for more.", HELP, self.show)
+                                "for more.", HELP, self.show, self.hint)
             if line is None:
                 continue
             tokens = line.replace(",", " ").split()
@@ -528,12 +560,20 @@ def replay_in_terminal(path: str, index: int = 0, show_all: bool = False,
     inp = input_stream if input_stream is not None else sys.stdin
     out = output_stream if output_stream is not None else sys.stdout
     data = read_record(path, index)
+    if isinstance(data, dict) and "format" not in data:
+        result = "mean_point_diff" in data or "ladder" in data or "ratings" in data
+        raise ValueError(f"{path} is not a game record (a record has a \"format\" such as "
+                         f"\"pasur-record/1\")" + ("; it looks like the JSON of a `pasur "
+                         "eval` or `pasur tournament` result: `pasur eval --save-games DIR` "
+                         "writes the records of a match's games" if result else ""))
     own = game_of(data)
     if game is not None and own != game:
         raise ValueError(f"{path}: the record is of {own!r}, not {game!r}")
     module = game_info(own).record_module()
     rep = module.replay(data)
-    action_str = module.action_str
+    def action_str(action: int) -> str:
+        return with_symbols(module.action_str(action))
+
     n = len(rep.states) - 1
     seats = len(rep.record.deal["hands"]) if rep.record.deal else 4
     names = rep.record.players or [f"player_{s}" for s in range(seats)]

@@ -6,16 +6,22 @@ most of its time compiling. The warm-up pays that cost once, visibly: for each g
 plays the PettingZoo and Gymnasium envs (the engine's step, mask and observation
 kernels), the vector env when the train extra is installed, and a few duplicate rounds
 of every registered agent against ``random`` (the search kernels: greedy, heuristic,
-ismcts, the network's features and search); then it compiles the multi-threaded twin
-of every batch kernel (:func:`pasur_env.core.compile.warm_parallel_twins`), used from
-batches of hundreds of games. Compiling is all it does: the games played are thrown away.
+ismcts, the network's features and search), a few recorded games replayed as ``pasur
+replay`` does, and the exact best response of ``pasur exploitability`` on a tiny variant
+(for the games it solves); then it compiles the multi-threaded twin of every batch
+kernel (:func:`pasur_env.core.compile.warm_parallel_twins`), used from batches of
+hundreds of games. Compiling is all it does: the games played are thrown away. A test
+runs every command after a warm-up on a fresh cache and sees nothing compiled.
 """
 
 from __future__ import annotations
 
+import io
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
@@ -71,13 +77,29 @@ def _play_vec(game: str) -> None:
     venv.close()
 
 
+def _replay(game: str) -> None:
+    """A few recorded games, each replayed as ``pasur replay --all`` shows it."""
+    from agents.apps.terminal import replay_in_terminal
+
+    with tempfile.TemporaryDirectory() as folder:
+        evaluate("random", "random", rounds=WARMUP_ROUNDS, batch=64, progress=False,
+                 game=game, save_games=folder)
+        for path in Path(folder).glob("*.jsonl"):
+            replay_in_terminal(str(path), show_all=True, output_stream=io.StringIO())
+
+
 def _steps(game: str, agents: Sequence[str] | None) -> list[tuple[str, Callable[[], Any]]]:
     """The warm-up of one game, step by step: (label, thunk)."""
+    from agents.evaluation import exploitability
+
     steps: list[tuple[str, Callable[[], Any]]] = [
         ("PettingZoo env", lambda: _play_aec(game)),
         ("Gymnasium env", lambda: _play_gym(game)),
         ("vector env", lambda: _play_vec(game)),
+        ("records and replay", lambda: _replay(game)),
     ]
+    if game in exploitability.GAMES:  # ``pasur exploitability``'s own kernels
+        steps.append(("exploitability", exploitability.warm_up))
     names = list(agents) if agents else [a for a in agent_names(game) if a != "random"]
     for name in names:
         steps.append((f"agent {name}", lambda name=name: evaluate(
@@ -90,12 +112,14 @@ def warmup(
     agents: Sequence[str] | None = None,
     parallel: bool = True,
     out: TextIO | None = None,
+    progress: bool = True,
 ) -> float:
     """Compile the kernels of ``games`` (their envs and ``agents``: default every
     registered one), then (``parallel``) their multi-threaded twins; progress lines
-    go to ``out`` (stderr). A step that needs a missing extra is skipped, saying so.
-    Returns the seconds taken."""
-    out = out if out is not None else sys.stderr
+    go to ``out`` (stderr; without ``progress`` only the last line). A step that needs a
+    missing extra is skipped, saying so. Returns the seconds taken."""
+    final = out if out is not None else sys.stderr
+    out = final if progress else io.StringIO()
     t0 = time.perf_counter()
     print(f"pasur warmup: kernel cache {cache_info().path or '(none: not kept)'}", file=out)
     with compile_progress(out, prefix="pasur warmup", verbose=False, hint=""):
@@ -118,5 +142,5 @@ def warmup(
             print(f"pasur warmup: multi-threaded builds of {n} batch kernels "
                   f"({time.perf_counter() - t:.1f} s)", file=out, flush=True)
     seconds = time.perf_counter() - t0
-    print(f"pasur warmup: done in {seconds:.1f} s", file=out, flush=True)
+    print(f"pasur warmup: done in {seconds:.1f} s", file=final, flush=True)
     return seconds

@@ -10,7 +10,9 @@ input raises the same exception with the same words in either game. The rules:
 * a seed is ``None`` or a non-negative integer;
 * a deck is an *ordered* sequence: a set's order follows ``PYTHONHASHSEED``, so the
   same seed and "deck" would deal differently in each process;
-* game indices are integers, ascending and distinct, in range.
+* game indices are integers, ascending and distinct, in range;
+* an unknown name (a game, an agent, a preset, a rule flag, a command-line flag) is
+  named with the closest known one: :func:`did_you_mean`.
 
 The checks of the per-step path (:func:`game_indices`, :func:`action_array`) are O(1)
 Python plus vectorised numpy, so a large batch pays nothing per game.
@@ -18,7 +20,8 @@ Python plus vectorised numpy, so a large batch pays nothing per game.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import difflib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,7 +31,7 @@ __all__ = [
     "check_optional_bool",
     "check_seed", "check_game", "check_seat", "check_dealer", "check_instance",
     "check_deck_sequence", "game_indices", "action_array", "take_indices", "read_indices",
-    "seat_array",
+    "seat_array", "did_you_mean",
 ]
 
 #: the largest value an int64 state column (or rule parameter) holds
@@ -39,6 +42,24 @@ INT64_MIN = int(np.iinfo(np.int64).min)
 class FlagTypeError(TypeError, ValueError):
     """A rule flag of the wrong type: a ``TypeError``, and also the ``ValueError`` that
     every bad rule flag has always raised (so ``except ValueError`` keeps catching it)."""
+
+
+def did_you_mean(words: Any, choices: Iterable[Any]) -> str:
+    """`` (did you mean 'budget'?)`` when an unknown name is close to a known one
+    (difflib), else ``""``: every "unknown ..." message puts it after the name, so a
+    typo is answered with its fix rather than only a list to search.
+
+    ``words`` is one name or several (``(did you mean 'a' for 'x', 'b' for 'y'?)``).
+    """
+    names = [str(c) for c in choices]
+    several = isinstance(words, (list, tuple, set, frozenset))
+    fixes = []
+    for word in sorted(map(str, words)) if several else [str(words)]:
+        close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
+        if close and close[0] != word:
+            fixes.append(f"{close[0]!r}" + (f" for {word!r}" if several and len(words) > 1
+                                            else ""))
+    return f" (did you mean {', '.join(fixes)}?)" if fixes else ""
 
 
 def is_int(value: Any) -> bool:

@@ -11,6 +11,7 @@ Both engines store sets of cards as integers (bit ``c`` set = card ``c`` present
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -107,6 +108,19 @@ def card_str(c: int) -> str:
 def cards_str(cards: Iterable[int], sep: str = " ") -> str:
     """Pretty form of several card ids, sorted by rank then suit."""
     return sep.join(card_str(c) for c in sorted(int(c) for c in cards))
+
+
+#: a card code inside a text: rank (T for ten) and suit letter, as a word of its own
+_CODE_IN_TEXT = re.compile(r"\b(10|[2-9AJQKT])([CDHS])\b")
+
+
+def with_symbols(text: str) -> str:
+    """``text`` with every card code written as :func:`card_str` writes it (``"PLAY
+    10D"`` -> ``"PLAY 10♦"``, jokers as they are): the one card notation of the text
+    the project shows people (the terminal games, ``pasur demo``, ``pasur replay``);
+    codes stay the notation of what is typed and of JSON, records and action ids."""
+    return _CODE_IN_TEXT.sub(lambda m: ("10" if m.group(1) == "T" else m.group(1))
+                             + SUIT_SYMBOLS[SUITS.index(m.group(2))], text)
 
 
 def mask_of(cards: Iterable[str | int]) -> int:

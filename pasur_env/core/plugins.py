@@ -33,6 +33,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any, Generic, TypeVar, overload
 
+from pasur_env.core.args import did_you_mean
+
 __all__ = ["PluginTable", "load_object", "GAME_ID"]
 
 T = TypeVar("T")
@@ -143,7 +145,8 @@ class PluginTable(Mapping[str, T], Generic[T]):
         """The row of ``game`` (an id); anything else raises ``ValueError`` naming the ids."""
         rows = self.collect()
         if not isinstance(game, str) or game not in rows:
-            raise ValueError(f"unknown game {game!r}: choose one of {', '.join(rows)}")
+            raise ValueError(f"unknown game {game!r}{did_you_mean(str(game), rows)}: choose "
+                             f"one of {', '.join(rows)}")
         return rows[game]
 
     def __getitem__(self, game: str) -> T:

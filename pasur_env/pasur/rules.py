@@ -19,6 +19,7 @@ from pasur_env.core.args import (
     check_deck_sequence,
     check_instance,
     check_int,
+    did_you_mean,
 )
 from pasur_env.pasur.cards import (
     JACK_BITS,
@@ -280,7 +281,8 @@ def check_flags(flags: dict[str, Any]) -> None:
     """Raise ``TypeError`` for any keyword that is not a rule flag."""
     unknown = sorted(set(flags) - set(RULE_FLAGS))
     if unknown:
-        raise TypeError(f"unknown rule flag(s) {unknown}; known flags: {list(RULE_FLAGS)}")
+        raise TypeError(f"unknown rule flag(s) {unknown}{did_you_mean(unknown, RULE_FLAGS)}; "
+                        f"known flags: {list(RULE_FLAGS)}")
 
 
 def make_rules(preset: str | None = None, rules: Rules | None = None, **flags: Any) -> Rules:
@@ -293,7 +295,8 @@ def make_rules(preset: str | None = None, rules: Rules | None = None, **flags: A
     check_instance(rules, Rules, "rules")
     if preset is not None:
         if preset not in PRESETS:
-            raise ValueError(f"unknown preset {preset!r}; known presets: {sorted(PRESETS)}")
+            raise ValueError(f"unknown preset {preset!r}{did_you_mean(preset, PRESETS)}; "
+                             f"known presets: {sorted(PRESETS)}")
         if rules is not None:
             raise TypeError("pass either preset= or rules=, not both")
         base = Rules(**PRESETS[preset], preset=preset)

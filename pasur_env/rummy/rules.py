@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from pasur_env.core.args import FlagTypeError, check_bool, check_instance, check_int
+from pasur_env.core.args import FlagTypeError, check_bool, check_instance, check_int, did_you_mean
 from pasur_env.rummy.kernels import state as S
 
 __all__ = ["RummyRules", "make_rummy_rules"]
@@ -65,7 +65,8 @@ def make_rummy_rules(rules: RummyRules | None = None, **flags: Any) -> RummyRule
     known = set(RummyRules.__dataclass_fields__)
     unknown = sorted(set(flags) - known)
     if unknown:
-        raise TypeError(f"unknown Persian Rummy rule flag(s) {unknown}; known: {sorted(known)}")
+        raise TypeError(f"unknown Persian Rummy rule flag(s) {unknown}"
+                        f"{did_you_mean(unknown, known)}; known: {sorted(known)}")
     base = asdict(rules) if check_instance(rules, RummyRules, "rules") is not None else {}
     base.update(flags)
     return RummyRules(**base)

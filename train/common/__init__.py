@@ -2,7 +2,7 @@
 
 * :mod:`train.common.config`: the command-line parser (``--config`` presets + field
   overrides over a dataclass of arguments) and the reproducing command line;
-* :mod:`train.common.run_dir`: the run folder ``<runs_dir>/<name>/`` and its
+* :mod:`train.common.run_dir`: the run folder ``<out>/<name>/`` and its
   ``config.json``;
 * :mod:`train.common.evaluation`: the evaluation of a trained agent against named
   opponents, through the project's evaluation API (periodic and final);

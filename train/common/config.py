@@ -7,24 +7,34 @@ dataclass's own defaults). The command line picks a preset with ``--config``, th
 flag overrides a field. :func:`config_cli` goes the other way: the flags that rebuild a
 run from its preset, and :func:`command_line` the whole command, for the reports'
 "command to reproduce".
+
+The fields the entry points share are the command line's one vocabulary
+(:mod:`agents.apps.flags`, ``docs/cli.md``): ``--game``, ``--seed`` (default 0),
+``--progress/--no-progress`` (default: on when stderr is a terminal), ``--rounds`` (of
+the final evaluation), ``--out DIR`` and ``--name``; the old spellings of
+:data:`agents.apps.flags.DEPRECATED` are rewritten, each with a one-line warning.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import shlex
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import tyro
+
+from agents.apps.flags import Parser, progress_on, upgrade_argv
+from pasur_env.core.args import did_you_mean
+from pasur_env.games import game_info
 
 __all__ = ["parse_config_args", "config_cli", "command_line", "check_configs"]
 
 T = TypeVar("T")
 
 #: fields never written into a reproducing command line
-_NOT_REPRODUCED = ("config", "resume")
+_NOT_REPRODUCED = ("config", "resume", "progress")
 
 
 def check_configs(cls: type, configs: Mapping[str, Mapping[str, Any]]) -> None:
@@ -43,26 +53,49 @@ def check_configs(cls: type, configs: Mapping[str, Mapping[str, Any]]) -> None:
 
 def parse_config_args(cls: type[T], configs: Mapping[str, Mapping[str, Any]],
                       argv: list[str] | None, prog: str, description: str | None,
-                      check: Callable[[T], str | None] | None = None) -> T:
+                      check: Callable[[T], str | None] | None = None,
+                      games: Sequence[str] | None = None) -> T:
     """Command line -> a ``cls`` instance: ``--config`` picks the preset of ``configs``
     whose values replace the dataclass defaults, flags given on the command line win.
 
-    ``check(args)`` returns an error message for settings that do not go together (or
-    None); like an unknown ``--config`` or an unknown flag, it exits with the usage
-    error (status 2) that the command line shows.
+    Old spellings are rewritten first (:func:`agents.apps.flags.upgrade_argv`); a
+    ``progress`` field the preset leaves alone is on when stderr is a terminal; a
+    ``game`` field must name a game, one of ``games`` when given (the games the
+    pipeline trains). ``check(args)`` returns an error message for settings that do not
+    go together (or None); like an unknown ``--config``, it exits with status 2 after
+    one line under the program's name.
     """
     check_configs(cls, configs)
-    pre = argparse.ArgumentParser(prog=prog, add_help=False)
+    argv = upgrade_argv(sys.argv[1:] if argv is None else list(argv), prog)
+    pre = Parser(prog=prog, add_help=False)
     pre.add_argument("--config", default="default")
     known, _ = pre.parse_known_args(argv)
     if known.config not in configs:
-        pre.error(f"unknown --config {known.config!r}; known: {sorted(configs)}")
-    default = cls(**{**configs[known.config], "config": known.config})
-    args = tyro.cli(cls, default=default, args=argv, description=description)
-    problem = check(args) if check is not None else None
+        pre.error(f"unknown --config {known.config!r}{did_you_mean(known.config, configs)}; "
+                  f"known: {sorted(configs)}")
+    values = {**configs[known.config], "config": known.config}
+    if "progress" in {f.name for f in dataclasses.fields(cls)}:
+        values.setdefault("progress", progress_on())
+    args = tyro.cli(cls, default=cls(**values), args=argv, description=description, prog=prog)
+    problem = _game_problem(args, games) or (check(args) if check is not None else None)
     if problem:
         pre.error(problem)
     return args
+
+
+def _game_problem(args: Any, games: Sequence[str] | None) -> str | None:
+    """What is wrong with ``args.game`` (an unknown game, or one the pipeline does not
+    train), or None."""
+    game = getattr(args, "game", None)
+    if game is None:
+        return None
+    try:
+        game_info(game)
+    except ValueError as e:
+        return str(e)
+    if games is not None and game not in games:
+        return f"--game {game}: this pipeline trains {', '.join(games)} only"
+    return None
 
 
 def config_cli(args: Any, configs: Mapping[str, Mapping[str, Any]],

@@ -1,4 +1,4 @@
-"""Where a training run writes: ``<runs_dir>/<name>/`` with its settings in ``config.json``."""
+"""Where a training run writes: ``<out>/<name>/`` with its settings in ``config.json``."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ __all__ = ["run_dir_of", "start_run_dir"]
 
 
 def run_dir_of(args: Any) -> Path:
-    """``<args.runs_dir>/<args.name>`` (not created)."""
-    return Path(args.runs_dir) / args.name
+    """``<args.out>/<args.name>`` (not created)."""
+    return Path(args.out) / args.name
 
 
 def start_run_dir(args: Any, fresh: bool = False) -> Path:

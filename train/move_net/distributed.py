@@ -3,7 +3,7 @@
 Labelling (the game's labeller, :mod:`train.move_net.games`, valuing every candidate
 move of one-round games by search) is most of a ``train.net`` run's time, and its games are
 independent. Here an iteration's labelling is cut into *shards*: shard ``k`` is one
-batch of ``games_per_batch`` games played by :func:`train.move_net.data.generate` with a
+batch of ``--batch`` games played by :func:`train.move_net.data.generate` with a
 labeler, opponents and deals seeded by :func:`shard_seed` ``(iteration seed, k)``
 alone. The driver keeps ``workers`` shards in flight (Ray tasks holding one CPU each:
 :class:`agents.evaluation.distributed.RayTasks`), and the iteration's data is shards

@@ -61,7 +61,7 @@ def learn_and_save(args: Any, model: Any, env: Any, run_dir: Path,
     the run's files). Returns the seconds since ``run_start`` (cloning and PPO)."""
     remaining = args.total_timesteps - model.num_timesteps
     if remaining > 0:
-        model.learn(remaining, callback=callbacks(), progress_bar=args.progress_bar,
+        model.learn(remaining, callback=callbacks(), progress_bar=args.progress,
                     reset_num_timesteps=not resumed, tb_log_name="ppo")
     train_seconds = time.time() - run_start
     model.save(run_dir / "model.zip")

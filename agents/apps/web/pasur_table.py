@@ -25,6 +25,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.apps.terminal import hint_agent_name
 from agents.apps.web.sessions import (
     AgentError,
     Event,
@@ -106,13 +107,6 @@ def unfit_reason(name: str, rules: Rules) -> str | None:
     except Exception as e:  # noqa: BLE001 - any failure means: not offered, and why
         return str(e) or type(e).__name__
     return None
-
-
-def hint_agent_name(players: int) -> str:
-    """The strongest agent available for hints at this table size."""
-    from agents.pasur.net.agent import pretrained_net_path
-
-    return "net-ismcts" if pretrained_net_path(players).exists() else "ismcts"
 
 
 class PasurTable(TableGame):

@@ -134,6 +134,7 @@ def page_bounds(start: int, count: int | None, total: int, limits: Limits) -> ra
 def pasur_frames(rep: Any, positions: range) -> list[dict[str, Any]]:
     """The Pasur positions ``positions`` of a replay, all hands shown, as SVG, each with
     the move that led to it."""
+    from pasur_env.core.cards import with_symbols
     from pasur_env.pasur.drawing import table_scene, to_svg
     from pasur_env.pasur.engine import action_str
 
@@ -142,7 +143,7 @@ def pasur_frames(rep: Any, positions: range) -> list[dict[str, Any]]:
     for k in positions:
         caption = "start" if k == 0 else (
             f"move {k}: player_{int(rep.infos[k - 1].actor[0])} "
-            f"{action_str(rep.record.actions[k - 1])}")
+            f"{with_symbols(action_str(rep.record.actions[k - 1]))}")
         svg = to_svg(table_scene(rep.position(k), 0, reveal=True, names=names, caption=caption))
         frames.append({"index": k, "caption": caption, "svg": svg})
     return frames

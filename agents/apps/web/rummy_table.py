@@ -36,6 +36,7 @@ import numpy as np
 from agents.apps.web.sessions import AgentError, Event, TableGame, check_agent_name
 from agents.registry import agent_label, agent_names, build_agent, make_agent
 from pasur_env.core.args import check_int
+from pasur_env.core.cards import with_symbols
 from pasur_env.core.drawing import to_svg
 from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy, check_policy_fits
@@ -550,7 +551,8 @@ def rummy_frames(rep: Any, positions: range) -> list[dict[str, Any]]:
     for k in positions:
         caption = "start" if k == 0 else (
             f"move {k}: player_{int(rep.infos[k - 1].actor[0])} "
-            f"({names[int(rep.infos[k - 1].actor[0])]}) {action_str(rep.record.actions[k - 1])}")
+            f"({names[int(rep.infos[k - 1].actor[0])]}) "
+            f"{with_symbols(action_str(rep.record.actions[k - 1]))}")
         scene = rummy_table_scene(rep.position(k), 0, viewer=None, names=names)
         frames.append({"index": k, "caption": caption, "svg": to_svg(scene)})
     return frames
