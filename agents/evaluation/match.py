@@ -124,8 +124,12 @@ def check_agents(agents: Sequence[Any], game: str, players: int, engine_flags: d
     """Refuse an agent that cannot play this game, table size or observation layout
     (:func:`~pasur_env.core.policy.check_policy_fits`) before any game is dealt.
 
-    Specs (names, paths) are skipped: they are built for the game when played.
+    Specs (names, paths) are skipped: they are built for the game when played (so a
+    match of specs builds no engine here, and a missing file is reported before any
+    kernel compiles).
     """
+    if all(isinstance(agent, str) for agent in agents):
+        return
     engine = game_info(game).engine_class()(1, auto_reset=False, parallel=False,
                                            **engine_flags)
     for i, agent in enumerate(agents):
