@@ -84,7 +84,8 @@ def _lazy(name: str, factory: Factory | str) -> Factory:
         return factory
 
     def build(*args: Any, **kwargs: Any) -> Policy:
-        return resolve(factory)(*args, **kwargs)  # type: ignore[no-any-return]
+        made = resolve(factory)  # a local, so an option error can name its options
+        return made(*args, **kwargs)  # type: ignore[no-any-return]
 
     build.__name__ = f"make_{name}"
     return build
