@@ -96,6 +96,9 @@ class OpenSpielBotAgent(Agent):
         world_samples: ismcts: resampled deals kept per decision (-1: unlimited).
     """
 
+    #: both games: it searches the OpenSpiel game of whichever engine it is given
+    game_ids = None
+
     def __init__(self, bot: str = "ismcts", *, seed: int | None = None,
                  simulations: int = 100, uct_c: float = 2.0, rollouts: int = 1,
                  max_time: float | None = None, world_samples: int = -1) -> None:

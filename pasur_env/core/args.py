@@ -262,6 +262,8 @@ def action_array(actions: Any, n: int, num_actions: int | None = None, *,
     names the one acting in the messages; ``low`` is the first valid id (-1 for the
     engines, whose games waiting in the DONE phase take -1).
     """
+    if type(actions) is np.ndarray and actions.dtype == np.int64 and actions.shape == (n,):
+        return actions  # the per-step case: nothing to convert
     subject = ("actions" if n != 1 else "action") if who is None else (
         f"{who}: {'actions' if n != 1 else 'action'}")
     if isinstance(actions, (list, tuple)) and any(

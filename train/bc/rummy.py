@@ -19,7 +19,7 @@ import numpy as np
 
 from agents import make_agent
 from pasur_env.core.loop import play
-from pasur_env.core.policy import GameView, Policy
+from pasur_env.core.policy import GameView, Policy, check_actions
 from pasur_env.rummy import RummyEngine
 from train.bc.clone import Demonstrations
 
@@ -40,6 +40,7 @@ class RecordingPolicy:
     def __init__(self, teacher: Policy) -> None:
         self.teacher = teacher
         self.name = getattr(teacher, "name", "teacher")
+        self.game_ids = getattr(teacher, "game_ids", None)  # what the teacher plays
         self.games: list[np.ndarray] = []
         self.seats: list[np.ndarray] = []
         self.obs: list[np.ndarray] = []
@@ -50,7 +51,8 @@ class RecordingPolicy:
         self.teacher.reset(seed)
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
-        acts = np.asarray(self.teacher.act(obs, mask, view), dtype=np.int64)
+        acts = check_actions(self.teacher.act(obs, mask, view), np.asarray(mask),
+                             f"agent {self.name!r}")  # the teacher's, checked uncoerced
         assert obs is not None
         self.games.append(view.games.copy())
         self.seats.append(view.engine.current_player[view.games].copy())
