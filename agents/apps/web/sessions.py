@@ -3,11 +3,23 @@
 A table (:class:`TableGame`) is one game with one person and an agent for every other
 seat; each game (Pasur: :mod:`agents.apps.web.pasur_table`) implements it. The app
 (:mod:`agents.apps.web.app`) only talks to this interface: :meth:`TableGame.from_form`
-builds a table from the start form, :meth:`TableGame.offered_agents` says which agents
+builds a table from the start form (the game's ``FORM``, a :class:`StartForm`),
+:meth:`TableGame.offered_agents` says which agents
 can play it, :meth:`TableGame.view` is everything the person's seat may know,
 :meth:`TableGame.play` the person's move (a dict the table checks),
 :meth:`TableGame.resume` closes a round's summary, :meth:`TableGame.hint` what the
 strongest agent would play, ``record`` the game's record once it is over.
+
+Every request field is read through a pydantic model (the start form :class:`StartForm`
+and the move :class:`MoveForm`, which each game extends with its own fields): strict
+types (no float, bool or string where an integer is expected), ranges, unknown fields
+refused; :func:`check_fields` and :func:`field_error` turn the first problem into a
+:class:`FieldError` naming the field (the app answers 422), never echoing more than a
+short prefix of what was sent. A seed (:data:`Seed`) is a JSON integer or a string of
+decimal digits (the page sends strings: a JavaScript number loses digits above 2**53)
+in ``0..2**64 - 1``, checked by the engines' one seed rule
+(:func:`pasur_env.core.args.check_seed`); a table started without one draws 64 bits
+(:func:`table_seed`).
 
 A state change goes through :meth:`TableGame.apply`: it checks the version the person
 saw (a stale or repeated move is refused with :class:`StaleMove` and changes nothing),
@@ -32,14 +44,25 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    StrictInt,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+)
 
 from agents.registry import agent_names
+from pasur_env.core.args import BRIEF_CHARS, SEED_MAX, brief, check_seed
 
 __all__ = ["TableGame", "GameStore", "Event", "AgentError", "FieldError", "StaleMove",
-           "ServerFull", "check_agent_name", "check_fields", "new_seed"]
+           "ServerFull", "StartForm", "MoveForm", "Seed", "Version", "check_agent_name",
+           "check_fields", "field_error", "new_seed", "table_seed"]
 
 
 def check_agent_name(name: str, game: str = "pasur") -> str:
@@ -52,37 +75,106 @@ def check_agent_name(name: str, game: str = "pasur") -> str:
 
 def _field_path(where: str, loc: tuple[Any, ...]) -> str:
     """A pydantic error location as the request's words: ``record.players[1]`` (without
-    pydantic's names of union members, such as ``int`` or ``list[str]``)."""
+    pydantic's names of union members, such as ``int``, ``list[str]`` or a tagged union's
+    ``form[pasur]``, nor FastAPI's ``body``/``query``); each name is cut to a short prefix."""
     path = where
+    if loc and loc[0] in ("body", "query", "path") and not where:
+        loc = loc[1:]
     for part in loc:
         if isinstance(part, int):
             path += f"[{part}]"
         elif not _TYPE_TAG.match(str(part)):
-            path += f".{part}" if path else str(part)
+            name = str(part)
+            name = name if len(name) <= BRIEF_CHARS else name[:BRIEF_CHARS - 1] + "\u2026"
+            path += f".{name}" if path else name
     return path or "body"
 
 
 _TYPE_TAG = re.compile(r"^(bool|int|float|str|list|dict|none|constrained-\w+|.*\[.*\])$")
+#: pydantic's words for some errors, as the project says them
+_MESSAGES = {"missing": "required", "extra_forbidden": "unknown field (not one this request "
+             "takes)", "json_invalid": "is not valid JSON"}
 
 
-def check_fields(model: type[BaseModel], data: Any, where: str = "") -> Any:
-    """``data`` parsed by the pydantic ``model``; :class:`FieldError` naming the first bad
-    field (``where`` prefixes its path) with pydantic's words for what is wrong."""
+def field_error(errors: list[Any], where: str = "") -> FieldError:
+    """The first of pydantic's (or FastAPI's) validation ``errors`` as a :class:`FieldError`
+    naming its field (``where`` prefixes its path; an error whose context names a field,
+    such as the start form's ``game``, is that field's) with pydantic's words for what is
+    wrong, and how many more fields have problems."""
+    def path(err: Any) -> str:
+        if err["type"] == "json_invalid":  # its location is a character position
+            return "body"
+        named = (err.get("ctx") or {}).get("field")
+        return _field_path(where, (named,) if named else tuple(err["loc"]))
+
+    paths = list(dict.fromkeys(path(err) for err in errors))
+    first = errors[0]
+    msg = _MESSAGES.get(first["type"]) or re.sub(r" or instance of \w+", "", str(first["msg"]))
+    msg = msg.removeprefix("Value error, ")
+    more = f" (and problems in {len(paths) - 1} more fields)" if len(paths) > 1 else ""
+    return FieldError(paths[0], f"{msg}{more}")
+
+
+def check_fields(model: Any, data: Any, where: str = "") -> Any:
+    """``data`` parsed by the pydantic ``model`` (a model class or a :class:`TypeAdapter`);
+    :class:`FieldError` naming the first bad field (:func:`field_error`)."""
     try:
+        if isinstance(model, TypeAdapter):
+            return model.validate_python(data)
         return model.model_validate(data)
     except ValidationError as e:
-        errors = e.errors(include_url=False, include_context=False, include_input=False)
-        paths = list(dict.fromkeys(_field_path(where, err["loc"]) for err in errors))
-        msg = re.sub(r" or instance of \w+", "", str(errors[0]["msg"]))
-        msg = msg.removeprefix("Value error, ")
-        more = f" (and problems in {len(paths) - 1} more fields)" if len(paths) > 1 else ""
-        raise FieldError(paths[0], f"{msg}{more}") from None
+        raise field_error(e.errors(include_url=False, include_input=False), where) from None
+
+
+def _seed_value(value: Any) -> int:
+    """A seed field's value as an int: a JSON integer or a string of decimal digits, after
+    the engines' one seed rule (:func:`~pasur_env.core.args.check_seed`: ``0..2**64 - 1``)."""
+    if isinstance(value, str) and _DIGITS.match(value):
+        value = int(value)
+    elif type(value) is not int:
+        raise ValueError("must be an integer in 0..2**64 - 1, or a string of its decimal "
+                         f"digits, got {brief(value)}")
+    return int(check_seed(value))
+
+
+_DIGITS = re.compile(r"^[0-9]{1,20}$")
+#: a seed sent to the server (:func:`_seed_value`): the page sends strings, since a
+#: JavaScript number loses digits above 2**53
+Seed = Annotated[Any, PlainValidator(_seed_value), WithJsonSchema({"anyOf": [
+    {"type": "integer", "minimum": 0, "maximum": SEED_MAX},
+    {"type": "string", "pattern": _DIGITS.pattern}]})]
+#: the version of a view a request was made on
+Version = Annotated[StrictInt, Field(ge=0, le=2**62)]
+
+
+class StartForm(BaseModel):
+    """The start form's fields every game shares; each game's form (its table's ``FORM``)
+    extends it with its own fields and fixes ``game`` to its id."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    game: str
+    seed: Seed | None = None
+
+
+class MoveForm(BaseModel):
+    """A move's fields every game shares; each game's move (its table's ``MOVE``) extends
+    it with the fields naming the move."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    version: Version
 
 
 def new_seed() -> int:
     """The seed of a game started without one: 64 bits from :mod:`secrets`, so a deal
     cannot be guessed from the seeds of other games."""
     return secrets.randbits(64)
+
+
+def table_seed(seed: Any) -> int:
+    """The seed of a new table: ``seed`` after the engines' one seed rule (an integer in
+    ``0..2**64 - 1``), or 64 fresh bits (:func:`new_seed`) when it is None."""
+    checked = check_seed(seed)
+    return new_seed() if checked is None else checked
 
 
 @dataclass
@@ -136,9 +228,15 @@ class TableGame(ABC):
 
     #: the game id (:data:`pasur_env.games.GAMES`)
     game: str = ""
+    #: the game's start form (its fields; ``game`` fixed to the game id)
+    FORM: ClassVar[type[StartForm]] = StartForm
+    #: the game's move request
+    MOVE: ClassVar[type[MoveForm]] = MoveForm
     lock: threading.Lock
     last_used: float
     record: Any
+    #: the seed of the deals and the agents
+    seed: int
     #: the person's seat
     human: int
     #: the round's summary while it waits to be closed (None otherwise)
@@ -146,10 +244,36 @@ class TableGame(ABC):
     version: int = 1
 
     @classmethod
+    def from_form(cls, form: dict[str, Any] | StartForm, seed: int | None = None) -> TableGame:
+        """A table from the start form: a checked ``FORM``, or its JSON (``game`` may be
+        left out), which is checked here (:class:`FieldError` names a malformed field).
+        ``seed`` (else the form's; else 64 fresh bits) seeds the deals and the agents."""
+        if not isinstance(form, cls.FORM):
+            if not isinstance(form, dict):
+                raise FieldError("body", "the start form must be a JSON object")
+            form = check_fields(cls.FORM, {"game": cls.game, **form})
+        return cls._from_checked(form, table_seed(form.seed if seed is None else seed))
+
+    @classmethod
     @abstractmethod
-    def from_form(cls, form: dict[str, Any], seed: int) -> TableGame:
-        """A table from the start form (its JSON minus ``game`` and ``seed``); raises
-        ``ValueError``/``TypeError`` (or :class:`FieldError`) naming the field."""
+    def _from_checked(cls, form: Any, seed: int) -> TableGame:
+        """A table from a checked start form (a ``FORM``) and its seed; raises
+        ``ValueError`` naming what the game refuses."""
+
+    def checked_move(self, body: dict[str, Any] | MoveForm) -> Any:
+        """The person's move as a checked ``MOVE`` (:class:`FieldError` names a malformed
+        field). A move given as a dict without ``version`` (the terminal, tests) is made
+        on the current version."""
+        if isinstance(body, self.MOVE):
+            return body
+        if not isinstance(body, dict):
+            raise FieldError("body", "a move must be a JSON object")
+        return check_fields(self.MOVE, {"version": self.version, **body})
+
+    def hint_seed(self) -> int:
+        """The seed of the agent asked for a hint now: a new one after every action (in
+        the seeds' range, whatever the table's seed)."""
+        return (self.seed + len(self.record.actions)) % (SEED_MAX + 1)
 
     @classmethod
     @abstractmethod
@@ -166,9 +290,9 @@ class TableGame(ABC):
         """Everything the person's seat may know (JSON-ready)."""
 
     @abstractmethod
-    def play(self, body: dict[str, Any]) -> None:
-        """The person's move (the move body's game fields); the agents answer until it
-        is the person's turn again."""
+    def play(self, body: dict[str, Any] | MoveForm) -> None:
+        """The person's move (a ``MOVE``, or its fields: :meth:`checked_move`); the agents
+        answer until it is the person's turn again."""
 
     @abstractmethod
     def _mover(self) -> int:
