@@ -52,21 +52,12 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Discriminator, RootModel, Tag, TypeAdapter
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from agents.apps.web.forms import FieldError, Version, check_fields, field_error
 from agents.apps.web.limits import BodyLimit, Limits, SecurityHeaders, allowed_hosts
 from agents.apps.web.pasur_table import PasurTable, hint_agent_name
 from agents.apps.web.records import RecordSchema, check_record, page_bounds, pasur_frames
 from agents.apps.web.rummy_table import RummyTable, rummy_frames
-from agents.apps.web.sessions import (
-    AgentError,
-    FieldError,
-    GameStore,
-    ServerFull,
-    StaleMove,
-    TableGame,
-    Version,
-    check_fields,
-    field_error,
-)
+from agents.apps.web.sessions import AgentError, GameStore, ServerFull, StaleMove, TableGame
 from agents.registry import AGENT_NAMES
 from pasur_env.core.args import FlagTypeError
 from pasur_env.games import game_info
@@ -147,9 +138,17 @@ _WHY = {400: "a well-formed request the rules or the server refuse, with the rea
         503: "the server holds as many games as it may"}
 
 
-def _answers(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """The error answers a route documents: 400 and ``codes``, each a :class:`Problem`."""
-    return {c: {"model": Problem, "description": _WHY[c]} for c in (400, *codes)}
+def _answers(*codes: int, ok: Any = None) -> dict[int | str, dict[str, Any]]:
+    """The answers a route documents: its success ``ok`` (a model, or a schema's name:
+    200 or the route's status; None: what FastAPI infers), and as errors 400 and
+    ``codes``, each a :class:`Problem`."""
+    out: dict[int | str, dict[str, Any]] = {}
+    if isinstance(ok, str):
+        out[200] = {"content": {"application/json": {"schema": {
+            "$ref": f"#/components/schemas/{ok}"}}}}
+    elif ok is not None:
+        out[201 if ok is NewGame else 200] = {"model": ok}
+    return out | {c: {"model": Problem, "description": _WHY[c]} for c in (400, *codes)}
 
 
 def _body_schema(name: str) -> dict[str, Any]:
@@ -290,7 +289,7 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
         return _setup()
 
     @app.post("/api/games", status_code=201, response_model=None,
-              responses={201: {"model": NewGame}, **_answers(413, 422, 424, 503)})
+              responses=_answers(413, 422, 424, 503, ok=NewGame))
     def new_game(body: StartBody = Body(...)) -> dict[str, Any]:  # noqa: B008
         def make() -> dict[str, Any]:
             form = body.root
@@ -308,12 +307,11 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
 
         return _guard(run)
 
-    @app.get("/api/games/{gid}", response_model=None,
-             responses={200: {"model": View}, **_answers(404)})
+    @app.get("/api/games/{gid}", response_model=None, responses=_answers(404, ok=View))
     def get_game(gid: str) -> dict[str, Any]:
         return with_game(gid, _view)
 
-    changes = {200: {"model": View}, **_answers(404, 409, 413, 422, 424)}
+    changes = _answers(404, 409, 413, 422, 424, ok=View)
 
     @app.post("/api/games/{gid}/move", response_model=None, responses=changes,
               openapi_extra=_body_schema("MoveBody"))
@@ -340,8 +338,7 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
         return with_game(gid, lambda g: g.hint())
 
     @app.get("/api/games/{gid}/record", response_model=None,
-             responses={200: {"content": {"application/json": {"schema": {
-                 "$ref": "#/components/schemas/Record"}}}}, **_answers(404, 409)})
+             responses=_answers(404, 409, ok="Record"))
     def record(gid: str) -> JSONResponse:
         def get(g: TableGame) -> JSONResponse:
             if not g.over:

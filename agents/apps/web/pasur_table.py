@@ -25,16 +25,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field, StrictInt
 
-from agents.apps.web.sessions import (
-    AgentError,
-    Event,
-    FieldError,
-    MoveForm,
-    StartForm,
-    TableGame,
-    check_agent_name,
-    table_seed,
-)
+from agents.apps.web.forms import FieldError, Flags, MoveForm, Name, Seat, StartForm
+from agents.apps.web.sessions import AgentError, Event, TableGame, check_agent_name, table_seed
 from agents.registry import agent_names, make_agent
 from pasur_env import Engine
 from pasur_env.core.loop import decide
@@ -59,10 +51,8 @@ MAX_FLAG_INT = 1000
 MAX_TARGET_SCORE = 300
 
 
-#: an agent's name, a card's code, a rule flag's name or word as the forms take them
-Name = Annotated[str, Field(min_length=1, max_length=40)]
+#: a card's code as the forms take it
 Code = Annotated[str, Field(min_length=1, max_length=4)]
-Seat = Annotated[StrictInt, Field(ge=0, le=3)]
 
 
 class PasurForm(StartForm):
@@ -73,7 +63,7 @@ class PasurForm(StartForm):
     seat: Seat = 0
     opponents: list[Name] = Field(default_factory=lambda: ["greedy"], min_length=1, max_length=3)
     preset: Literal["classic", "cfr_paper", "mini", "small"] | None = None
-    flags: dict[Name, bool | int | Name] = Field(default_factory=dict, max_length=16)
+    flags: Flags = Field(default_factory=dict)
     deck: list[Code] | None = Field(None, min_length=52, max_length=52)
     dealer: Seat | None = None
 

@@ -30,16 +30,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field, StrictInt
 
-from agents.apps.web.sessions import (
-    AgentError,
-    Event,
-    FieldError,
-    MoveForm,
-    StartForm,
-    TableGame,
-    check_agent_name,
-    table_seed,
-)
+from agents.apps.web.forms import Flags, MoveForm, Name, Seat, StartForm
+from agents.apps.web.sessions import AgentError, Event, TableGame, check_agent_name, table_seed
 from agents.registry import agent_label, agent_names, build_agent, make_agent
 from pasur_env.core.args import check_int
 from pasur_env.core.drawing import to_svg
@@ -58,10 +50,6 @@ __all__ = ["RummyTable", "rummy_frames", "rummy_replay_frames", "HINT_AGENTS"]
 GAME = "persian_rummy"
 #: the agents asked for hints, strongest first (the first one registered is used)
 HINT_AGENTS = ("rollout", "greedy")
-Name = Annotated[str, Field(min_length=1, max_length=40)]
-Seat = Annotated[StrictInt, Field(ge=0, le=3)]
-
-
 class RummyForm(StartForm):
     """The start form of a Persian Rummy table (``game`` is required: Pasur is the default)."""
 
@@ -70,7 +58,7 @@ class RummyForm(StartForm):
     players: Annotated[StrictInt, Field(ge=2, le=4)] = 4
     seat: Seat = 0
     opponents: Name | Annotated[list[Name], Field(min_length=1, max_length=3)] = "greedy"
-    flags: dict[Name, bool | int | Name] = Field(default_factory=dict, max_length=16)
+    flags: Flags = Field(default_factory=dict)
     deck: list[Annotated[str, Field(min_length=1, max_length=4)]] | None = Field(
         None, min_length=56, max_length=56)
     dealer: Seat | None = None
@@ -181,8 +169,6 @@ class RummyTable(TableGame):
             return cls(seat=form.seat, opponents=form.opponents, seed=seed, flags=form.flags,
                        deck=form.deck, dealer=form.dealer, episode=form.episode)
         except (TypeError, ValueError) as e:
-            if isinstance(e, FieldError):
-                raise
             raise type(e)(f"Persian Rummy table: {e}") from None
 
     # ---- state -------------------------------------------------------------------------
