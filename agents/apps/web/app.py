@@ -141,7 +141,13 @@ _WHY = {400: "a well-formed request the rules or the server refuse, with the rea
 def _answers(*codes: int, ok: Any = None) -> dict[int | str, dict[str, Any]]:
     """The answers a route documents: its success ``ok`` (a model, or a schema's name:
     200 or the route's status; None: what FastAPI infers), and as errors 400 and
-    ``codes``, each a :class:`Problem`."""
+    ``codes``, each a :class:`Problem`.
+
+    Documentation only: a route keeps the response model FastAPI infers from its return
+    type (``dict``), so its answer is checked in a worker thread and serialised by
+    pydantic's compiled core; with
+    ``response_model=None`` FastAPI would encode every view in Python on the event
+    loop, one request at a time (``bench_web.py``'s move latency doubled)."""
     out: dict[int | str, dict[str, Any]] = {}
     if isinstance(ok, str):
         out[200] = {"content": {"application/json": {"schema": {
@@ -288,8 +294,7 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
     def setup() -> dict[str, Any]:
         return _setup()
 
-    @app.post("/api/games", status_code=201, response_model=None,
-              responses=_answers(413, 422, 424, 503, ok=NewGame))
+    @app.post("/api/games", status_code=201, responses=_answers(413, 422, 424, 503, ok=NewGame))
     def new_game(body: StartBody = Body(...)) -> dict[str, Any]:  # noqa: B008
         def make() -> dict[str, Any]:
             form = body.root
@@ -307,13 +312,13 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
 
         return _guard(run)
 
-    @app.get("/api/games/{gid}", response_model=None, responses=_answers(404, ok=View))
+    @app.get("/api/games/{gid}", responses=_answers(404, ok=View))
     def get_game(gid: str) -> dict[str, Any]:
         return with_game(gid, _view)
 
     changes = _answers(404, 409, 413, 422, 424, ok=View)
 
-    @app.post("/api/games/{gid}/move", response_model=None, responses=changes,
+    @app.post("/api/games/{gid}/move", responses=changes,
               openapi_extra=_body_schema("MoveBody"))
     def move(gid: str, body: Any = Body(...)) -> dict[str, Any]:  # noqa: B008
         def play(g: TableGame) -> dict[str, Any]:
@@ -325,7 +330,7 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
 
         return with_game(gid, play)
 
-    @app.post("/api/games/{gid}/continue", response_model=None, responses=changes)
+    @app.post("/api/games/{gid}/continue", responses=changes)
     def resume(gid: str, body: Resume | None = Body(None)) -> dict[str, Any]:  # noqa: B008
         def go_on(g: TableGame) -> dict[str, Any]:
             g.apply(g.resume, body.version if body is not None else None)
@@ -337,8 +342,7 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
     def hint(gid: str) -> dict[str, Any]:
         return with_game(gid, lambda g: g.hint())
 
-    @app.get("/api/games/{gid}/record", response_model=None,
-             responses=_answers(404, 409, ok="Record"))
+    @app.get("/api/games/{gid}/record", responses=_answers(404, 409, ok="Record"))
     def record(gid: str) -> JSONResponse:
         def get(g: TableGame) -> JSONResponse:
             if not g.over:
