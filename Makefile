@@ -94,7 +94,7 @@ chromium:
 
 # Only the browser tests, and a failure if any of them is skipped.
 test-browser: venv chromium
-	@out=$$($(BIN)/python -m pytest -rs -p no:cacheprovider tests/test_browser.py tests/test_browser_rummy.py 2>&1); rc=$$?; \
+	@out=$$($(BIN)/python -m pytest -rs -p no:cacheprovider tests/test_browser*.py 2>&1); rc=$$?; \
 	echo "$$out"; \
 	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
 	  echo "ERROR: the browser tests did not all run" >&2; exit 1; fi; \

@@ -211,6 +211,21 @@ def test_the_one_seed_rule(seed, error: type) -> None:
     assert check_seed(np.uint64(2**64 - 1)) == 2**64 - 1 and check_seed(None) is None
 
 
+def test_both_engines_take_every_64_bit_seed_and_no_larger(cls: type[BatchEngine]) -> None:
+    """One seed range, 0..2**64 - 1, for every seeded call of either engine (Rummy's
+    playout raised OverflowError above 2**63 - 1... and 2**64 was taken by Pasur's)."""
+    for seed in (2**63, 2**64 - 1, np.uint64(2**64 - 1)):
+        eng = cls(1, seed=seed)
+        eng.reset(seed=seed)
+        eng.seed_streams(seed)
+        eng.playout(5, seed=seed)
+    for call in (lambda: cls(1, seed=2**64), lambda: cls(1, seed=0).reset(seed=2**64),
+                 lambda: cls(1, seed=0).playout(5, seed=2**64),
+                 lambda: cls(1, seed=0).seed_streams(2**70)):
+        with pytest.raises(ValueError, match=r"seed must be a non-negative int or None, at most"):
+            call()
+
+
 # ---- 5. dealers: one check for both games --------------------------------------------
 
 

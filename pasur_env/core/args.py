@@ -7,7 +7,8 @@ input raises the same exception with the same words in either game. The rules:
 * an integer argument is a Python ``int`` or a numpy integer, never a ``bool`` nor a
   float (``TypeError``), and a value out of its range is a ``ValueError`` naming the
   range (also for values too large for the int64 state, which would otherwise wrap);
-* a seed is ``None`` or a non-negative integer;
+* a seed is ``None`` or an integer in ``0..2**64 - 1`` (:data:`SEED_MAX`: the 64 bits
+  that seed the streams; every table of the web server takes the same range);
 * a deck is an *ordered* sequence: a set's order follows ``PYTHONHASHSEED``, so the
   same seed and "deck" would deal differently in each process;
 * game indices are integers, ascending and distinct, in range;
@@ -27,8 +28,8 @@ from typing import Any
 import numpy as np
 
 __all__ = [
-    "INT64_MAX", "INT64_MIN", "FlagTypeError", "is_int", "check_int", "check_bool",
-    "check_optional_bool",
+    "INT64_MAX", "INT64_MIN", "SEED_MAX", "BRIEF_CHARS", "FlagTypeError", "brief", "is_int",
+    "check_int", "check_bool", "check_optional_bool",
     "check_seed", "check_game", "check_seat", "check_dealer", "check_instance",
     "check_deck_sequence", "game_indices", "action_array", "take_indices", "read_indices",
     "seat_array", "did_you_mean",
@@ -37,6 +38,11 @@ __all__ = [
 #: the largest value an int64 state column (or rule parameter) holds
 INT64_MAX = int(np.iinfo(np.int64).max)
 INT64_MIN = int(np.iinfo(np.int64).min)
+#: the largest seed: seeds are 64 bits (the web server draws 64 fresh bits for a game
+#: started without one)
+SEED_MAX = 2**64 - 1
+#: how many characters of a value a message shows at most
+BRIEF_CHARS = 40
 
 
 class FlagTypeError(TypeError, ValueError):
@@ -60,6 +66,13 @@ def did_you_mean(words: Any, choices: Iterable[Any]) -> str:
             fixes.append(f"{close[0]!r}" + (f" for {word!r}" if several and len(words) > 1
                                             else ""))
     return f" (did you mean {', '.join(fixes)}?)" if fixes else ""
+
+
+def brief(value: Any, limit: int = BRIEF_CHARS) -> str:
+    """``repr(value)`` cut to ``limit`` characters (with an ellipsis), for messages that
+    name a bad value: a 200 KB string sent to the server is not echoed back whole."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 def is_int(value: Any) -> bool:
@@ -114,15 +127,17 @@ def check_seed(seed: Any) -> int | None:
     """``seed`` as an int (or None) after the one seed rule of the project.
 
     Raises ``TypeError`` for anything but None or an integer (bools included), and
-    ``ValueError`` for a negative one: the streams are derived from non-negative seeds.
-    A numpy integer is a seed like the int of the same value.
+    ``ValueError`` for one outside ``0..SEED_MAX``: the streams are derived from 64
+    non-negative bits, the same for both games' engines and every table of the web
+    server. A numpy integer is a seed like the int of the same value.
     """
     if seed is None:
         return None
     if not is_int(seed):
         raise TypeError(f"seed must be a non-negative int or None, got {type(seed).__name__}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+    if not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed must be a non-negative int or None, at most 2**64 - 1, "
+                         f"got {brief(int(seed))}")
     return int(seed)
 
 

@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from pasur_env.core.args import brief
+
 __all__ = [
     "record_format",
     "game_of",
@@ -53,10 +55,10 @@ def game_of(data: Any) -> str:
     fmt = data.get("format")
     m = _FORMAT.match(fmt) if isinstance(fmt, str) else None
     if m is None:
-        raise ValueError(f"record format must look like '<game>-record/<n>', got {fmt!r}")
+        raise ValueError(f"record format must look like '<game>-record/<n>', got {brief(fmt)}")
     game = data.get("game", m.group(1))
     if game != m.group(1):
-        raise ValueError(f"record game {game!r} does not match its format {fmt!r}")
+        raise ValueError(f"record game {brief(game)} does not match its format {brief(fmt)}")
     return str(game)
 
 
@@ -66,7 +68,7 @@ def check_format(data: Any, fmt: str, required: Iterable[str]) -> dict[str, Any]
     if not isinstance(data, dict):
         raise ValueError("a record must be a JSON object")
     if data.get("format") != fmt:
-        raise ValueError(f"record format must be {fmt!r}, got {data.get('format')!r}")
+        raise ValueError(f"record format must be {fmt!r}, got {brief(data.get('format'))}")
     game_of(data)
     for key in required:
         if key not in data:

@@ -20,21 +20,14 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field, StrictInt
 
 from agents.apps.terminal import hint_agent_name
-from agents.apps.web.sessions import (
-    AgentError,
-    Event,
-    FieldError,
-    TableGame,
-    check_agent_name,
-    check_fields,
-    new_seed,
-)
+from agents.apps.web.forms import FieldError, Flags, MoveForm, Name, Seat, StartForm
+from agents.apps.web.sessions import AgentError, Event, TableGame, check_agent_name, table_seed
 from agents.registry import agent_names, make_agent
 from pasur_env import Engine
 from pasur_env.core.loop import decide
@@ -59,25 +52,28 @@ MAX_FLAG_INT = 1000
 MAX_TARGET_SCORE = 300
 
 
-class PasurForm(BaseModel):
-    """The start form of a Pasur table (the app has taken ``game`` and ``seed`` out)."""
+#: a card's code as the forms take it
+Code = Annotated[str, Field(min_length=1, max_length=4)]
 
-    model_config = ConfigDict(extra="forbid")
-    players: Literal[2, 3, 4] = 2
-    seat: int = Field(0, ge=0, le=3)
-    opponents: list[str] = Field(default_factory=lambda: ["greedy"], min_length=1, max_length=3)
+
+class PasurForm(StartForm):
+    """The start form of a Pasur table (``game`` may be left out: Pasur is the default)."""
+
+    game: Literal["pasur"] = "pasur"
+    players: Annotated[StrictInt, Field(ge=2, le=4)] = 2
+    seat: Seat = 0
+    opponents: list[Name] = Field(default_factory=lambda: ["greedy"], min_length=1, max_length=3)
     preset: Literal["classic", "cfr_paper", "mini", "small"] | None = None
-    flags: dict[str, bool | int | str] = Field(default_factory=dict, max_length=16)
-    deck: list[str] | None = Field(None, min_length=52, max_length=52)
-    dealer: int | None = Field(None, ge=0, le=3)
+    flags: Flags = Field(default_factory=dict)
+    deck: list[Code] | None = Field(None, min_length=52, max_length=52)
+    dealer: Seat | None = None
 
 
-class PasurMove(BaseModel):
+class PasurMove(MoveForm):
     """A move: the card played and the table cards it takes (empty: laid)."""
 
-    model_config = ConfigDict(extra="forbid")
-    card: str = Field(min_length=1, max_length=4)
-    take: list[str] = Field(default_factory=list, max_length=12)
+    card: Code
+    take: list[Code] = Field(default_factory=list, max_length=12)
 
 
 def _check_form_flags(flags: dict[str, Any]) -> None:
@@ -123,6 +119,8 @@ class PasurTable(TableGame):
     """
 
     game = "pasur"
+    FORM = PasurForm
+    MOVE = PasurMove
 
     def __init__(self, players: int, seat: int, opponents: list[str], seed: int | None = None,
                  preset: str | None = None, flags: dict[str, Any] | None = None,
@@ -138,7 +136,7 @@ class PasurTable(TableGame):
             why = unfit_reason(n, rules)
             if why is not None:
                 raise ValueError(f"the agent {n!r} cannot play a {players}-player table: {why}")
-        seed = new_seed() if seed is None else int(seed)
+        seed = table_seed(seed)
         self.rules, self.human, self.seed = rules, seat, seed
         self.engine = Engine(1, seed=seed, rules=rules, episode="game", auto_reset=False,
                              parallel=False)
@@ -165,12 +163,11 @@ class PasurTable(TableGame):
         self.advance()
 
     @classmethod
-    def from_form(cls, form: dict[str, Any], seed: int) -> PasurTable:
-        """A table from the start form (:class:`PasurForm`; FieldError names a bad field)."""
-        f = check_fields(PasurForm, form)
-        _check_form_flags(f.flags)
-        return cls(f.players, f.seat, f.opponents, seed=seed, preset=f.preset, flags=f.flags,
-                   deck=f.deck, dealer=f.dealer)
+    def _from_checked(cls, form: PasurForm, seed: int) -> PasurTable:
+        """A table from a checked start form (:class:`PasurForm`)."""
+        _check_form_flags(form.flags)
+        return cls(form.players, form.seat, form.opponents, seed=seed, preset=form.preset,
+                   flags=form.flags, deck=form.deck, dealer=form.dealer)
 
     @classmethod
     def offered_agents(cls, players: int) -> list[str]:
@@ -292,10 +289,10 @@ class PasurTable(TableGame):
                 out[card].append(taken)
         return out
 
-    def play(self, body: dict[str, Any]) -> None:
+    def play(self, body: dict[str, Any] | MoveForm) -> None:
         """The person's move ``{card, take}``: the card and the table cards it takes (all
         of one option); FieldError names a malformed field, ValueError a refused move."""
-        move = check_fields(PasurMove, body)
+        move = self.checked_move(body)
         self._play(move.card, move.take)
 
     def _play(self, card: str, take: list[str]) -> None:
@@ -329,7 +326,7 @@ class PasurTable(TableGame):
 
     def _hint_actions(self, name: str) -> list[int]:
         """The full move agent ``name`` would make in the person's place (on a copy)."""
-        agent = make_agent(name, seed=self.seed + len(self.record.actions))
+        agent = make_agent(name, seed=self.hint_seed())
         shadow = self.engine.copy()
         games = np.zeros(1, dtype=np.int64)
         actions = []

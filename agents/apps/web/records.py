@@ -3,7 +3,7 @@ checked, and positions drawn a page at a time.
 
 :func:`check_record` reads a record of either game (``pasur-record/1``,
 ``persian_rummy-record/1``) through one pydantic schema (:class:`RecordSchema`: every
-field's type and range, so a malformed one is a :class:`~agents.apps.web.sessions.FieldError`
+field's type and range, so a malformed one is a :class:`~agents.apps.web.forms.FieldError`
 naming it, never a server error), applies the server's :class:`~agents.apps.web.limits.Limits`
 (actions, rounds, name length), replays it on its game's engine (every action checked,
 :func:`pasur_env.core.record.game_of` picks the game; its ``replay`` checks every field of its
@@ -19,8 +19,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 
+from agents.apps.web.forms import FieldError, check_fields
 from agents.apps.web.limits import Limits
-from agents.apps.web.sessions import FieldError, check_fields
 from pasur_env.core.record import game_of
 from pasur_env.games import GAMES, game_info
 

@@ -25,15 +25,16 @@ persian_rummy``, :mod:`agents.apps.terminal`) runs on this same class.
 
 from __future__ import annotations
 
-import secrets
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import Field, StrictInt
 
-from agents.apps.web.sessions import AgentError, Event, TableGame, check_agent_name
+from agents.apps.web.forms import Flags, MoveForm, Name, Seat, StartForm
+from agents.apps.web.sessions import AgentError, Event, TableGame, check_agent_name, table_seed
 from agents.registry import agent_label, agent_names, build_agent, make_agent
 from pasur_env.core.args import check_int
 from pasur_env.core.cards import with_symbols
@@ -53,9 +54,28 @@ __all__ = ["RummyTable", "rummy_frames", "rummy_replay_frames", "HINT_AGENTS"]
 GAME = "persian_rummy"
 #: the agents asked for hints, strongest first (the first one registered is used)
 HINT_AGENTS = ("rollout", "greedy")
-#: the fields of the start form (``RummyTable.from_form``)
-FORM_FIELDS = ("seat", "opponents", "flags", "deck", "dealer", "episode", "players")
-_MOVE_FIELDS = ("action", "version")
+class RummyForm(StartForm):
+    """The start form of a Persian Rummy table (``game`` is required: Pasur is the default)."""
+
+    game: Literal["persian_rummy"]
+    #: Persian Rummy is played by 4; another table size is refused with the reason (400)
+    players: Annotated[StrictInt, Field(ge=2, le=4)] = 4
+    seat: Seat = 0
+    opponents: Name | Annotated[list[Name], Field(min_length=1, max_length=3)] = "greedy"
+    flags: Flags = Field(default_factory=dict)
+    deck: list[Annotated[str, Field(min_length=1, max_length=4)]] | None = Field(
+        None, min_length=56, max_length=56)
+    dealer: Seat | None = None
+    episode: Literal["game", "round"] = "game"
+
+
+class RummyMove(MoveForm):
+    """A move: one engine action, as its text (``"PICK 5S"``) or its id."""
+
+    action: Annotated[str, Field(min_length=1, max_length=16)] | Annotated[
+        StrictInt, Field(ge=0, le=K.NUM_ACTIONS - 1)]
+
+
 #: the ring of what the person may click on the drawn table (Pasur's legal ring)
 LEGAL_RING = "#f1c40f"
 
@@ -85,13 +105,16 @@ class RummyTable(TableGame):
         opponents: an agent for each other seat, in seat order (one name: all three).
             Registered names only, unless ``any_spec`` (the terminal: any agent spec,
             or :class:`~pasur_env.core.policy.Policy` objects).
-        seed: seeds the deals and the agents (None: 62 bits from :mod:`secrets`).
+        seed: seeds the deals and the agents, in ``0..2**64 - 1`` (None: 64 bits from
+            :mod:`secrets`).
         flags: rule flags (``deals``, ``four_set_double``, ``last_discard_goes_out``).
         deck, dealer: fix the first deal (56 codes, top first) and its dealer.
         episode: ``"game"`` (``deals`` deals) or ``"round"`` (one deal).
     """
 
     game = GAME
+    FORM = RummyForm
+    MOVE = RummyMove
 
     def __init__(self, seat: int = 0, opponents: str | Policy | Sequence[str | Policy] = "greedy",
                  seed: int | None = None, flags: dict[str, Any] | None = None,
@@ -109,7 +132,7 @@ class RummyTable(TableGame):
             specs = [check_agent_name(s, GAME) for s in specs]  # names only: no paths
         if episode not in ("game", "round"):
             raise ValueError(f"episode must be 'game' or 'round', got {episode!r}")
-        self.seed = secrets.randbits(62) if seed is None else check_int(seed, "seed", 0)
+        self.seed = table_seed(seed)
         self.engine = RummyEngine(1, seed=self.seed, rules=self.rules, episode=episode,
                                   auto_reset=False, parallel=False)
         if deck is not None or dealer is not None:
@@ -145,30 +168,14 @@ class RummyTable(TableGame):
         return list(agent_names(GAME)) if players == 4 else []
 
     @classmethod
-    def from_form(cls, form: dict[str, Any], seed: int | None) -> RummyTable:
-        """A table from the start form (its JSON minus ``game`` and ``seed``); a bad field
-        raises ``ValueError``/``TypeError`` naming it."""
-        if not isinstance(form, dict):
-            raise TypeError("the start form must be a JSON object")
-        unknown = sorted(set(form) - set(FORM_FIELDS))
-        if unknown:
-            raise ValueError(f"unknown field(s) {unknown} for Persian Rummy; "
-                             f"known: {', '.join(FORM_FIELDS)}")
-        if form.get("players", 4) != 4:
+    def _from_checked(cls, form: RummyForm, seed: int) -> RummyTable:
+        """A table from a checked start form (:class:`RummyForm`); a field the game
+        refuses raises ``ValueError`` naming it."""
+        if form.players != 4:
             raise ValueError("field 'players': Persian Rummy is played by 4 (two teams)")
-        opponents = form.get("opponents", "greedy")
-        if not isinstance(opponents, (str, list)) or isinstance(opponents, list) and not all(
-                isinstance(o, str) and len(o) <= 40 for o in opponents):
-            raise TypeError("field 'opponents' must be an agent name or a list of 3 names")
-        flags = form.get("flags") or {}
-        if not isinstance(flags, dict):
-            raise TypeError("field 'flags' must be an object of rule flags")
-        deck = form.get("deck")
-        if deck is not None and not isinstance(deck, list):
-            raise TypeError("field 'deck' must be a list of 56 card codes")
         try:
-            return cls(seat=form.get("seat", 0), opponents=opponents, seed=seed, flags=flags,
-                       deck=deck, dealer=form.get("dealer"), episode=form.get("episode", "game"))
+            return cls(seat=form.seat, opponents=form.opponents, seed=seed, flags=form.flags,
+                       deck=form.deck, dealer=form.dealer, episode=form.episode)
         except (TypeError, ValueError) as e:
             raise type(e)(f"Persian Rummy table: {e}") from None
 
@@ -319,10 +326,10 @@ class RummyTable(TableGame):
                 raise AgentError(seat, self.names[seat], e) from e
             self._step(a)
 
-    def play(self, body: dict[str, Any]) -> None:
+    def play(self, body: dict[str, Any] | MoveForm) -> None:
         """The person's move: ``{"action": "PICK 5S"}`` (or an action id); the agents then
         play until it is the person's turn again."""
-        a = self._parse_move(body)
+        a = self._parse_move(self.checked_move(body).action)
         self.check_my_turn()
         if a not in self.engine.legal_actions(0):
             raise ValueError(f"field 'action': {action_str(a)} is refused: {self._why_not(a)}")
@@ -330,23 +337,8 @@ class RummyTable(TableGame):
         self.advance()
 
     @staticmethod
-    def _parse_move(body: Any) -> int:
-        if not isinstance(body, dict):
-            raise TypeError("a Persian Rummy move must be an object such as "
-                            '{"action": "DISCARD 9C", "version": 3}')
-        unknown = sorted(set(body) - set(_MOVE_FIELDS))
-        if unknown:
-            raise ValueError(f"unknown move field(s) {unknown}: a Persian Rummy move is "
-                             '{"action": ..., "version": ...}')
-        if "action" not in body:
-            raise ValueError("field 'action' is missing (e.g. \"DRAW_STOCK\" or \"DISCARD 9C\")")
-        raw = body["action"]
-        if isinstance(raw, bool) or not isinstance(raw, (str, int)):
-            raise TypeError("field 'action' must be an action text (\"PICK 5S\") or an id")
-        if isinstance(raw, str) and len(raw) > 16:
-            raise ValueError("field 'action' is too long to be an action")
-        if isinstance(raw, int) and not 0 <= raw < K.NUM_ACTIONS:
-            raise ValueError(f"field 'action': an action id is in 0..{K.NUM_ACTIONS - 1}")
+    def _parse_move(raw: str | int) -> int:
+        """An action's id from its text or id (``ValueError``: not an action's text)."""
         try:
             return parse_action(raw)
         except ValueError as e:
@@ -400,7 +392,7 @@ class RummyTable(TableGame):
     def _hint_turn(self, name: str) -> list[str]:
         """The rest of the turn agent ``name`` would play in the person's place (on a
         copy), up to a draw from the stock, as action texts."""
-        agent = make_agent(name, seed=self.seed + len(self.record.actions), game=GAME)
+        agent = make_agent(name, seed=self.hint_seed(), game=GAME)
         shadow, games, turn = self.engine.copy(), np.zeros(1, dtype=np.int64), []
         while not shadow.done[0] and shadow.mover(0) == self.human and len(turn) < 40:
             a = int(decide(shadow, games, [agent], games)[0])

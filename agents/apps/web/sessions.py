@@ -3,8 +3,9 @@
 A table (:class:`TableGame`) is one game with one person and an agent for every other
 seat; each game (Pasur: :mod:`agents.apps.web.pasur_table`) implements it. The app
 (:mod:`agents.apps.web.app`) only talks to this interface: :meth:`TableGame.from_form`
-builds a table from the start form, :meth:`TableGame.offered_agents` says which agents
-can play it, :meth:`TableGame.view` is everything the person's seat may know,
+builds a table from the start form (the game's ``FORM``, a
+:class:`~agents.apps.web.forms.StartForm`), :meth:`TableGame.offered_agents` says which
+agents can play it, :meth:`TableGame.view` is everything the person's seat may know,
 :meth:`TableGame.play` the person's move (a dict the table checks),
 :meth:`TableGame.resume` closes a round's summary, :meth:`TableGame.hint` what the
 strongest agent would play, ``record`` the game's record once it is over.
@@ -25,21 +26,20 @@ in worker threads (agents' searches release the GIL), one at a time per game.
 
 from __future__ import annotations
 
-import re
 import secrets
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ValidationError
-
+from agents.apps.web.forms import FieldError, MoveForm, StartForm, check_fields
 from agents.registry import agent_names
+from pasur_env.core.args import SEED_MAX, check_seed
 
-__all__ = ["TableGame", "GameStore", "Event", "AgentError", "FieldError", "StaleMove",
-           "ServerFull", "check_agent_name", "check_fields", "new_seed"]
+__all__ = ["TableGame", "GameStore", "Event", "AgentError", "StaleMove", "ServerFull",
+           "check_agent_name", "new_seed", "table_seed"]
 
 _T = TypeVar("_T")
 
@@ -52,39 +52,17 @@ def check_agent_name(name: str, game: str = "pasur") -> str:
     return name.strip().lower()
 
 
-def _field_path(where: str, loc: tuple[Any, ...]) -> str:
-    """A pydantic error location as the request's words: ``record.players[1]`` (without
-    pydantic's names of union members, such as ``int`` or ``list[str]``)."""
-    path = where
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        elif not _TYPE_TAG.match(str(part)):
-            path += f".{part}" if path else str(part)
-    return path or "body"
-
-
-_TYPE_TAG = re.compile(r"^(bool|int|float|str|list|dict|none|constrained-\w+|.*\[.*\])$")
-
-
-def check_fields(model: type[BaseModel], data: Any, where: str = "") -> Any:
-    """``data`` parsed by the pydantic ``model``; :class:`FieldError` naming the first bad
-    field (``where`` prefixes its path) with pydantic's words for what is wrong."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as e:
-        errors = e.errors(include_url=False, include_context=False, include_input=False)
-        paths = list(dict.fromkeys(_field_path(where, err["loc"]) for err in errors))
-        msg = re.sub(r" or instance of \w+", "", str(errors[0]["msg"]))
-        msg = msg.removeprefix("Value error, ")
-        more = f" (and problems in {len(paths) - 1} more fields)" if len(paths) > 1 else ""
-        raise FieldError(paths[0], f"{msg}{more}") from None
-
-
 def new_seed() -> int:
     """The seed of a game started without one: 64 bits from :mod:`secrets`, so a deal
     cannot be guessed from the seeds of other games."""
     return secrets.randbits(64)
+
+
+def table_seed(seed: Any) -> int:
+    """The seed of a new table: ``seed`` after the engines' one seed rule (an integer in
+    ``0..2**64 - 1``), or 64 fresh bits (:func:`new_seed`) when it is None."""
+    checked = check_seed(seed)
+    return new_seed() if checked is None else checked
 
 
 @dataclass
@@ -111,16 +89,6 @@ class AgentError(RuntimeError):
         self.seat, self.name, self.error, self.hint = seat, name, error, hint
 
 
-class FieldError(ValueError):
-    """A request field that is malformed (missing, of the wrong type, out of range):
-    the app answers 422 naming ``field``. A well-formed move the rules refuse is a
-    plain ``ValueError`` (400)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"field '{field}': {message}")
-        self.field = field
-
-
 class StaleMove(ValueError):
     """A move made against a version of the game that is not the current one (a
     repeated click, a second tab): refused, nothing changes (the app answers 409)."""
@@ -141,9 +109,15 @@ class TableGame(ABC):
 
     #: the game id (:data:`pasur_env.games.GAMES`)
     game: str = ""
+    #: the game's start form (its fields; ``game`` fixed to the game id)
+    FORM: ClassVar[type[StartForm]] = StartForm
+    #: the game's move request
+    MOVE: ClassVar[type[MoveForm]] = MoveForm
     lock: threading.Lock
     last_used: float
     record: Any
+    #: the seed of the deals and the agents
+    seed: int
     #: the person's seat
     human: int
     #: the round's summary while it waits to be closed (None otherwise)
@@ -151,10 +125,36 @@ class TableGame(ABC):
     version: int = 1
 
     @classmethod
+    def from_form(cls, form: dict[str, Any] | StartForm, seed: int | None = None) -> TableGame:
+        """A table from the start form: a checked ``FORM``, or its JSON (``game`` may be
+        left out), which is checked here (:class:`FieldError` names a malformed field).
+        ``seed`` (else the form's; else 64 fresh bits) seeds the deals and the agents."""
+        if not isinstance(form, cls.FORM):
+            if not isinstance(form, dict):
+                raise FieldError("body", "the start form must be a JSON object")
+            form = check_fields(cls.FORM, {"game": cls.game, **form})
+        return cls._from_checked(form, table_seed(form.seed if seed is None else seed))
+
+    @classmethod
     @abstractmethod
-    def from_form(cls, form: dict[str, Any], seed: int) -> TableGame:
-        """A table from the start form (its JSON minus ``game`` and ``seed``); raises
-        ``ValueError``/``TypeError`` (or :class:`FieldError`) naming the field."""
+    def _from_checked(cls, form: Any, seed: int) -> TableGame:
+        """A table from a checked start form (a ``FORM``) and its seed; raises
+        ``ValueError`` naming what the game refuses."""
+
+    def checked_move(self, body: dict[str, Any] | MoveForm) -> Any:
+        """The person's move as a checked ``MOVE`` (:class:`FieldError` names a malformed
+        field). A move given as a dict without ``version`` (the terminal, tests) is made
+        on the current version."""
+        if isinstance(body, self.MOVE):
+            return body
+        if not isinstance(body, dict):
+            raise FieldError("body", "a move must be a JSON object")
+        return check_fields(self.MOVE, {"version": self.version, **body})
+
+    def hint_seed(self) -> int:
+        """The seed of the agent asked for a hint now: a new one after every action (in
+        the seeds' range, whatever the table's seed)."""
+        return (self.seed + len(self.record.actions)) % (SEED_MAX + 1)
 
     @classmethod
     @abstractmethod
@@ -173,9 +173,9 @@ class TableGame(ABC):
         ``wide`` for a desktop screen)."""
 
     @abstractmethod
-    def play(self, body: dict[str, Any]) -> None:
-        """The person's move (the move body's game fields); the agents answer until it
-        is the person's turn again."""
+    def play(self, body: dict[str, Any] | MoveForm) -> None:
+        """The person's move (a ``MOVE``, or its fields: :meth:`checked_move`); the agents
+        answer until it is the person's turn again."""
 
     @abstractmethod
     def _mover(self) -> int:

@@ -115,7 +115,8 @@ function formBody() {
     }
     if (f.preset.value) body.preset = f.preset.value;
   }
-  if (f.seed.value !== "") body.seed = Number(f.seed.value);
+  // the seed as its decimal digits: a JavaScript number loses digits above 2**53
+  if (f.seed.value.trim() !== "") body.seed = f.seed.value.trim();
   return body;
 }
 
