@@ -31,7 +31,8 @@ flag, a record that does not replay) a 400 with the reason; an unknown or expire
 changes); a body over the size limit a 413; an agent that fails a 424 naming it (the
 person's move is undone: the game stays playable; a hint's agent that fails changes
 nothing); a full server, and only that, a 503. Messages are the project's words and
-quote at most a short prefix of what was sent. A ``seed`` is a JSON integer or a string of decimal digits in ``0..2**64 - 1``.
+quote at most a short prefix of what was sent. A ``seed`` is a JSON integer or a string of
+decimal digits in ``0..2**64 - 1``.
 The limits are :class:`~agents.apps.web.limits.Limits`; ``Host`` names are checked
 (:func:`~agents.apps.web.limits.allowed_hosts`) and every response, errors raised before
 any route included, carries security headers. The route functions are plain ``def``:
