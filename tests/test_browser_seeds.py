@@ -9,6 +9,8 @@ the request and its answer are checked, not the table's drawing.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -26,7 +28,7 @@ def start_from_the_form(page, server: str, game: str, seed: str = "") -> dict:  
     page.wait_for_selector("#start:enabled", timeout=60_000)
     page.select_option("#game-choice", game)
     page.fill("#seed-input", seed)
-    with page.expect_response(lambda r: r.url.endswith("/api/games")
+    with page.expect_response(lambda r: urlsplit(r.url).path == "/api/games"
                               and r.request.method == "POST") as answer:
         page.click("#start")
     response = answer.value

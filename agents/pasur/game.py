@@ -52,7 +52,7 @@ def make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
 
     if not PRETRAINED_PPO.exists():
         raise FileNotFoundError(f"the pretrained model is missing: {PRETRAINED_PPO}")
-    agent = load_sb3(str(PRETRAINED_PPO), seed=seed, **kwargs)
+    agent = load_sb3(str(PRETRAINED_PPO), seed=seed, game_ids=("pasur",), **kwargs)
     agent.name = "ppo"  # type: ignore[attr-defined]
     return agent
 

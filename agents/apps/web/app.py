@@ -323,7 +323,7 @@ def _add_routes(app: FastAPI, store: GameStore, limits: Limits) -> None:
 
         return _guard(run)
 
-    @app.get("/api/games/{gid}", responses=_answers(404, ok=View))
+    @app.get("/api/games/{gid}", responses=_answers(404, 422, ok=View))
     def get_game(gid: str, layout: Layout = LAYOUT) -> dict[str, Any]:
         return with_game(gid, lambda g: _view(g, layout))
 
