@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from pasur_env import Engine, Position, Rules
@@ -815,6 +815,8 @@ def test_parallel_kernels_match_serial() -> None:
     initial_jacks=st.sampled_from(["bury", "redeal"]),
     jacks_on_table=st.integers(0, 2),
 )
+# the buried jack's replacement makes three kings: the check runs again and redeals
+@example(players=4, seed=7277737, dealer=0, initial_jacks="bury", jacks_on_table=1)
 def test_deal_from_given_deck(players, seed, dealer, initial_jacks, jacks_on_table) -> None:
     P = players
     dealer %= P
@@ -842,6 +844,11 @@ def test_deal_from_given_deck(players, seed, dealer, initial_jacks, jacks_on_tab
         redealt = n_j > 0
     else:
         redealt = n_j >= 2 or n_q >= 3 or n_k >= 3
+        if n_j == 1 and not redealt:
+            if top // 4 == 10:
+                return  # another jack comes up: what follows depends on where the first went
+            # the top card takes the jack's place, then the check runs again (§3)
+            redealt = (n_q + (top // 4 == 11)) >= 3 or (n_k + (top // 4 == 12)) >= 3
     if redealt:
         return  # reshuffled with the game's stream: only the invariants hold
     # hands: four cards to each seat in turn, starting after the dealer, in dealing order
@@ -851,7 +858,7 @@ def test_deal_from_given_deck(players, seed, dealer, initial_jacks, jacks_on_tab
     if n_j == 0:
         assert g.table == mask(table4)
         assert g.stock == deck[4 * P + 4:]
-    elif top // 4 != 10 and (n_q + (top // 4 == 11)) < 3 and (n_k + (top // 4 == 12)) < 3:
+    else:
         jack = next(c for c in table4 if c // 4 == 10)
         assert g.table == mask([c for c in table4 if c != jack] + [top])
         assert jack in g.stock
