@@ -15,7 +15,6 @@ from agents.apps.cli import main as cli_main  # noqa: E402
 from train import ppo  # noqa: E402
 from train.bc import collect_rummy  # noqa: E402
 
-
 RUMMY = ["--game", "persian_rummy"]
 
 
