@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 import subprocess
 import sys
 
@@ -35,6 +36,16 @@ def test_each_game_runs_with_the_settings_of_its_row() -> None:
     assert ppo.parse_args([]).game == "pasur"  # the default game
     rummy = ppo.parse_args(["--game", "persian_rummy"])
     assert (rummy.name, rummy.bc_teacher, rummy.shaping) == ("rummy", "rollout", False)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--game", "persian_rummy", "--config", "tiny", "--seed", "3", "--learner-seat", "1"],
+    ["--config", "long", "--no-shaping", "--opponent", "greedy"],
+])
+def test_the_reproducing_command_gives_the_same_settings(argv) -> None:
+    args = ppo.parse_args([*argv, "--no-progress"])
+    again = ppo.parse_args([*shlex.split(" ".join(ppo.cli_of(args))), "--no-progress"])
+    assert again == args
 
 
 @pytest.mark.parametrize(("argv", "said"), [

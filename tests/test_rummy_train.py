@@ -21,7 +21,7 @@ RUMMY = ["--game", "persian_rummy"]
 def test_args_and_configs(capsys) -> None:
     args = ppo.parse_args([*RUMMY, "--config", "tiny", "--seed", "3", "--opponent", "random"])
     assert args.total_timesteps == 1_024 and args.seed == 3 and args.opponent == "random"
-    assert ppo.cli_of(args) == ["--config tiny", "--game persian_rummy", "--seed 3",
+    assert ppo.cli_of(args) == ["--game persian_rummy", "--config tiny", "--seed 3",
                                 "--opponent random"]
     with pytest.raises(SystemExit):  # Pasur's long configuration is not Persian Rummy's
         ppo.parse_args([*RUMMY, "--config", "long"])

@@ -190,8 +190,10 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 def cli_of(args: Args) -> list[str]:
     """The flags that differ from the defaults of the game's ``args.config`` (to reproduce
-    a run); ``--game`` when it is not the default game."""
-    return config_cli(args, configs_of(ppo_game(args.game)))
+    a run), ``--game`` first when it is not the default game (it picks the others'
+    defaults)."""
+    flags = config_cli(args, configs_of(ppo_game(args.game)))
+    return sorted(flags, key=lambda flag: not flag.startswith("--game "))
 
 
 # ---- the pieces of a run ------------------------------------------------------------------
@@ -315,9 +317,9 @@ def write_report(args: Args, run_dir: Path, results: list[Any], train_seconds: f
     from train.common.report import Column, results_columns
     from train.common.report import write_report as write
 
-    intro = [f"Trained for {steps:,} PPO decisions after cloning, {train_seconds / 60:.1f} "
-             f"min in all (config `{args.config}`, seed {args.seed}); model: `model.zip`, "
-             "settings: `config.json`."]
+    intro = [f"Trained for {steps:,} PPO decisions, {train_seconds / 60:.1f} min in all "
+             f"(config `{args.config}`, seed {args.seed}); model: `model.zip`, settings: "
+             "`config.json`."]
     bc = read_bc_stats(run_dir)
     if bc is not None:
         intro.append(f"Started from behaviour cloning of `{args.bc_teacher}` self-play: "
