@@ -16,7 +16,7 @@ points of the group ``train.ppo_games``, then :func:`register_game`).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,10 @@ def _no_callbacks(args: Any, venv: Any) -> list[Any]:
 
 def _as_is(args: Any, env: Any, venv: Any) -> Any:
     return env
+
+
+def _against_the_pool(args: Any) -> str:
+    return f"against the opponent pool `{args.opponent}`"
 
 
 @dataclass(frozen=True)
@@ -67,8 +71,7 @@ class PpoGame:
     unused: tuple[str, ...] = ()
     """fields of ``Args`` the game has no use for: a command line setting one of them
     away from its default is refused in one line"""
-    report_setting: Callable[[Any], str] = field(
-        default=lambda args: f"against the opponent pool `{args.opponent}`")
+    report_setting: Callable[[Any], str] = _against_the_pool
     """the run's ``Args`` -> who the learner played, for the report"""
 
     def check(self, args: Any, defaults: Any) -> str | None:
