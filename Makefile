@@ -55,10 +55,12 @@ demo: venv
 GAME ?= pasur
 ifeq ($(GAME),persian_rummy)
 RUN ?= rummy
+PPO_RUN ?= rummy_ppo
 TRAIN_BUDGET ?= 28
 TRAIN_FLAGS := --config rummy --time-budget-min $(TRAIN_BUDGET)
 else ifeq ($(GAME),pasur)
 RUN ?= net
+PPO_RUN ?= ppo
 TRAIN_BUDGET ?= 18
 TRAIN_FLAGS := --time-budget-min $(TRAIN_BUDGET)
 else
@@ -72,12 +74,13 @@ train: venv
 train-long: venv
 	$(BIN)/python -m train.net --config long --name $(RUN)_long $(TRAIN_ARGS)
 
-# The MaskablePPO pipeline (behaviour cloning + self-play): the shipped `ppo` agent.
+# The MaskablePPO pipeline (behaviour cloning + self-play against an opponent pool) of
+# GAME: Pasur's is the shipped `ppo` agent; `long` is a configuration of Pasur only.
 train-ppo: venv
-	$(BIN)/python -m train.ppo --name ppo $(TRAIN_ARGS)
+	$(BIN)/python -m train.ppo --game $(GAME) --name $(PPO_RUN) $(TRAIN_ARGS)
 
 train-ppo-long: venv
-	$(BIN)/python -m train.ppo --config long --name ppo_long $(TRAIN_ARGS)
+	$(BIN)/python -m train.ppo --game $(GAME) --config long --name $(PPO_RUN)_long $(TRAIN_ARGS)
 
 # The web table on http://127.0.0.1:$(PORT) (play in the browser against the agents).
 PORT ?= 8000

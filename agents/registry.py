@@ -15,8 +15,8 @@ registered the first time the game is asked for:
   Ray venv) and CFR policies of small variants (``cfr:PATH``, written by ``train.cfr``);
 * Persian Rummy (:mod:`agents.rummy.game`): ``random``, ``greedy``, ``rollout``,
   ``ismcts``, ``net`` (the shipped move-scoring network); loaders for saved SB3 models
-  (``*.zip``, written by ``train.rummy_ppo``) and saved networks (``*.npz``, written by
-  ``train.net --config rummy``);
+  (``*.zip``, written by ``train.ppo --game persian_rummy``) and saved networks
+  (``*.npz``, written by ``train.net --config rummy``);
 * both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
   Python search bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 

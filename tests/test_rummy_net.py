@@ -186,18 +186,18 @@ def test_opponent_pool_in_the_rummy_vector_env() -> None:
 
 def test_rummy_ppo_trains_against_a_pool_with_snapshots(tmp_path, monkeypatch) -> None:
     pytest.importorskip("sb3_contrib")
-    from train import rummy_ppo
+    from train import ppo
 
     made = []
-    monkeypatch.setattr(rummy_ppo, "make_pool",
-                        lambda a, f=rummy_ppo.make_pool: made.append(f(a)) or made[-1])
+    monkeypatch.setattr(ppo, "make_pool", lambda a, f=ppo.make_pool: made.append(f(a)) or made[-1])
 
-    args = rummy_ppo.parse_args(["--config", "tiny", "--opponent", "greedy:1>0.5,self:0>1"])
-    assert rummy_ppo.opponent_schedule(args) == {"greedy": (1.0, 0.5), "self": (0.0, 1.0)}
-    pool = rummy_ppo.make_pool(args)
+    rummy = ["--game", "persian_rummy", "--config", "tiny"]
+    args = ppo.parse_args([*rummy, "--opponent", "greedy:1>0.5,self:0>1"])
+    assert ppo.opponent_schedule(args) == {"greedy": (1.0, 0.5), "self": (0.0, 1.0)}
+    pool = ppo.make_pool(args)
     assert pool.names == ["greedy"] and pool.game == "persian_rummy"
-    run = rummy_ppo.main(["--config", "tiny", "--name", "p", "--out", str(tmp_path),
-                          "--opponent", "greedy:1>0.5,self:0>1", "--bc-rounds", "0"])
+    run = ppo.main([*rummy, "--name", "p", "--out", str(tmp_path),
+                    "--opponent", "greedy:1>0.5,self:0>1", "--bc-rounds", "0"])
     assert (run / "model.zip").exists() and (run / "final_eval.json").exists()
     assert any(n.startswith("self@") for n in made[-1].names)  # snapshots joined the pool
     assert sum(e.games for e in made[-1]) > 0  # and the pool heard the results

@@ -12,18 +12,21 @@ pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
 from agents.apps.cli import main as cli_main  # noqa: E402
-from train import rummy_ppo  # noqa: E402
+from train import ppo  # noqa: E402
 from train.bc import collect_rummy  # noqa: E402
+
+RUMMY = ["--game", "persian_rummy"]
 
 
 def test_args_and_configs(capsys) -> None:
-    args = rummy_ppo.parse_args(["--config", "tiny", "--seed", "3", "--opponent", "random"])
+    args = ppo.parse_args([*RUMMY, "--config", "tiny", "--seed", "3", "--opponent", "random"])
     assert args.total_timesteps == 1_024 and args.seed == 3 and args.opponent == "random"
-    assert rummy_ppo.cli_of(args) == ["--config tiny", "--seed 3", "--opponent random"]
-    with pytest.raises(SystemExit):
-        rummy_ppo.parse_args(["--config", "long"])
+    assert ppo.cli_of(args) == ["--game persian_rummy", "--config tiny", "--seed 3",
+                                "--opponent random"]
+    with pytest.raises(SystemExit):  # Pasur's long configuration is not Persian Rummy's
+        ppo.parse_args([*RUMMY, "--config", "long"])
     with pytest.raises(SystemExit):  # --help shows every field's docstring (tyro)
-        rummy_ppo.parse_args(["--help"])
+        ppo.parse_args([*RUMMY, "--help"])
     assert "whose self-play the policy imitates" in " ".join(capsys.readouterr().out.split())
 
 
@@ -39,7 +42,7 @@ def test_cloning_data_is_the_teachers_legal_play() -> None:
 
 
 def test_train_end_to_end_resume_and_load(tmp_path, capsys) -> None:
-    run = rummy_ppo.main(["--config", "tiny", "--name", "t", "--out", str(tmp_path)])
+    run = ppo.main([*RUMMY, "--config", "tiny", "--name", "t", "--out", str(tmp_path)])
     for name in ("model.zip", "config.json", "bc.json", "report.md", "final_eval.json",
                  "evals.csv", "monitor.csv", "learning_curve.png"):
         assert (run / name).exists(), name
@@ -49,8 +52,8 @@ def test_train_end_to_end_resume_and_load(tmp_path, capsys) -> None:
     assert {r["b"] for r in final} == {"greedy", "random"}
     assert all(r["rounds"] == 20 and len(r["ci95"]) == 2 for r in final)
 
-    rummy_ppo.main(["--config", "tiny", "--name", "t", "--out", str(tmp_path), "--resume",
-                    "--total-timesteps", "2048"])
+    ppo.main([*RUMMY, "--config", "tiny", "--name", "t", "--out", str(tmp_path), "--resume",
+              "--total-timesteps", "2048"])
     newest = sorted((run / "checkpoints").glob("model_*.zip"))[-1]
     assert int(newest.stem.split("_")[1]) >= 2048
 

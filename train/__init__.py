@@ -6,10 +6,10 @@ that reads as the pipeline):
 
 * :mod:`train.net`: the move-scoring network, fitted to search labels (``make train``;
   the shipped ``net`` agent);
-* :mod:`train.ppo`: Pasur with MaskablePPO, behaviour cloning and self-play
-  (``make train-ppo``; the shipped ``ppo`` agent);
-* :mod:`train.rummy_ppo`: Persian Rummy, behaviour cloning then MaskablePPO
-  (``make train GAME=persian_rummy``);
+* :mod:`train.ppo`: behaviour cloning then MaskablePPO against an opponent pool, for
+  either game (``--game``; ``make train-ppo``; the shipped ``ppo`` agent); its game
+  plug-ins in :mod:`train.ppo.games` (:mod:`train.rummy_ppo`, deprecated, forwards to
+  it);
 * :mod:`train.rllib_ppo`: Pasur with Ray RLlib's PPO, locally or on a cluster
   (``make train-rllib``, in the ``.venv-rllib`` venv);
 * :mod:`train.opponent_fit`: fits ``net-ismcts``'s opponent model to an agent's plays;
@@ -21,8 +21,8 @@ Plumbing, imported by the entry points and never the other way round:
   the evaluation of a trained agent (the evaluation API of ``agents.evaluation``), the
   report writer, the plots, the self-play opponent pool;
 * :mod:`train.sb3`: the MaskablePPO model, callbacks, checkpoints and reward wrappers
-  (``ppo`` and ``rummy_ppo``);
-* :mod:`train.bc`: behaviour cloning (``ppo`` and ``rummy_ppo``): recording a teacher
+  (``ppo``);
+* :mod:`train.bc`: behaviour cloning (``ppo``): recording a teacher
   in either game, fitting a policy to it;
 * :mod:`train.move_net`: search labels and the torch fit (``net``);
 * :mod:`train.rllib`: RLlib's env adapters and Ray session (``rllib_ppo``).

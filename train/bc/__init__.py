@@ -1,4 +1,4 @@
-"""Behaviour cloning, shared by the two MaskablePPO pipelines.
+"""Behaviour cloning of the MaskablePPO pipeline (:mod:`train.ppo`), both games.
 
 * :mod:`train.bc.clone`: :class:`Demonstrations` (recorded decisions),
   :func:`pretrain` (fit a MaskablePPO policy to them) and :func:`clone_teacher` (the

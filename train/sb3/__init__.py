@@ -1,3 +1,3 @@
-"""Stable-Baselines3 plumbing of the two MaskablePPO pipelines (:mod:`train.ppo`,
-:mod:`train.rummy_ppo`): the model (:mod:`train.sb3.model`), the callbacks and
+"""Stable-Baselines3 plumbing of the MaskablePPO pipeline (:mod:`train.ppo`, both
+games): the model (:mod:`train.sb3.model`), the callbacks and
 checkpoints (:mod:`train.sb3.callbacks`), the reward wrappers (:mod:`train.sb3.wrappers`)."""

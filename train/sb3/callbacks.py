@@ -1,8 +1,8 @@
 """Stable-Baselines3 callbacks of the training runs: opponent schedule and self-play
 snapshots, periodic duplicate-deal evaluation, checkpoints, a time limit.
 
-Each is a small class with one job; :func:`train.ppo.main` and
-:func:`train.rummy_ppo.main` assemble them. They hook
+Each is a small class with one job; :func:`train.ppo.main` assembles them (with a
+game's own, :mod:`train.ppo.games`). They hook
 ``_on_rollout_end`` (between PPO updates) so that nothing runs inside a rollout.
 """
 

@@ -1,7 +1,7 @@
-"""The MaskablePPO model of the two SB3 pipelines (:mod:`train.ppo`, :mod:`train.rummy_ppo`):
-build it from the run's settings, resume it from a checkpoint, learn and save it.
+"""The MaskablePPO model of the SB3 pipeline (:mod:`train.ppo`): build it from the run's
+settings, resume it from a checkpoint, learn and save it.
 
-Both pipelines name their settings alike (``n_steps``, ``learning_rate``, ``net_arch``,
+Every game's run names its settings alike (``n_steps``, ``learning_rate``, ``net_arch``,
 ``total_timesteps``...), so one builder serves both games.
 """
 
