@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from agents import Agent
-from agents.evaluation import evaluate
+from agents.evaluation.match import evaluate
 from agents.pasur import toolkit as PT
 from agents.rummy import toolkit as RT
 from pasur_env import Engine, GameView
@@ -117,7 +117,7 @@ def test_pasur_moves_equal_the_search_over_legal_actions() -> None:
     """Every position random play passes through, and every position inside a
     multi-step capture (each prefix of TAKEs, mid-capture)."""
     stats = {"positions": 0, "mid_capture": 0, "round_end": 0, "sur": 0}
-    make = lambda s: Engine(8, seed=s, episode="round", auto_reset=False)  # noqa: E731
+    make = lambda s: Engine(8, seed=s, episode="round")  # noqa: E731
     for eng in positions(make, range(4), 200, 3):
         check_pasur(eng, stats)
         if pasur_in_capture(eng) or any(len(m.actions) > 2 for m in PT.full_moves(eng)):
@@ -130,7 +130,7 @@ def test_pasur_moves_in_the_variants_and_with_more_players() -> None:
     stats = {"positions": 0, "mid_capture": 0, "round_end": 0, "sur": 0}
     for kw in ({"num_players": 3}, {"num_players": 4}, {"preset": "cfr_paper"},
                {"jack_sur": "lone_jack", "open_hand": True}):
-        make = lambda s, kw=kw: Engine(4, seed=s, episode="round", auto_reset=False, **kw)  # noqa: E731
+        make = lambda s, kw=kw: Engine(4, seed=s, episode="round", **kw)  # noqa: E731
         for eng in positions(make, range(2), 150, 5):
             check_pasur(eng, stats)
     assert stats["positions"] > 300
@@ -271,16 +271,19 @@ class MostCards(Agent):
 
 
 class MostPoints(Agent):
-    """Draw from the stock; meld or lay off the most points, else discard the most
-    valuable card."""
+    """Take the discard pile when it can be melded (the fewest cards), else draw; meld or
+    lay off the most points, else discard the most valuable card."""
 
     name = "most-points"
     game_ids = ("persian_rummy",)
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
         def choose(options: list[RT.Option]) -> RT.Option:
-            return max(options, key=lambda o: (o.kind in ("draw", "pass"), o.points,
-                                               o.kind == "discard" and o.value, -o.action))
+            draws = [o for o in options if o.kind in ("draw", "take", "pass")]
+            if draws:
+                return min(draws, key=lambda o: (o.kind != "take", len(o.cards)))
+            return max(options, key=lambda o: (o.points, o.value if o.kind == "discard" else 0,
+                                               -o.action))
         return RT.choose_actions(view, choose)
 
 
