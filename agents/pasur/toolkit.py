@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
 import numpy as np
 
 from agents.pasur._moves import MOVE_BUF, decision_moves, low, popcnt
@@ -39,7 +40,8 @@ from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of
 from pasur_env.pasur.engine import Engine
 
-__all__ = ["Move", "full_moves", "moves_of_view", "choose_actions", "move_arrays"]
+__all__ = ["Move", "full_moves", "moves_of_view", "choose_actions", "move_arrays", "game_moves",
+           "move_actions"]
 
 #: the most actions one full move takes: its PLAY and a TAKE per card of a capture
 #: chosen card by card (at most 7 numerals sum to 10: four aces and three 2s)
@@ -112,10 +114,13 @@ def move_actions(st: np.ndarray, b: int, card: int, captured: int, out: np.ndarr
 
 
 @njit(cache=True)
-def _game_moves(st: np.ndarray, b: int, params: np.ndarray, cards: np.ndarray,
+def game_moves(st: np.ndarray, b: int, params: np.ndarray, cards: np.ndarray,
                 capts: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
-    """The moves of game ``b`` (:func:`decision_moves`) and, per move ``i``, ``facts[i]``
-    = (points, sur, clubs, number of actions) and its actions in ``acts[i]``."""
+    """The moves of game ``b`` (:func:`decision_moves`: card ``cards[i]``, captured mask
+    ``capts[i]``) and, per move ``i``, ``facts[i]`` = (points, sur, clubs, number of
+    actions) and its actions in ``acts[i]``, for compiled agents (buffers of
+    :data:`~agents.pasur._moves.MOVE_BUF` rows). Returns the number of moves, -1 if the
+    buffers are too small."""
     n = decision_moves(st, b, cards, capts)
     for i in range(max(n, 0)):
         c, cap = cards[i], capts[i]
@@ -132,12 +137,12 @@ def _game_moves(st: np.ndarray, b: int, params: np.ndarray, cards: np.ndarray,
 def _batch_moves(st: np.ndarray, games: np.ndarray, params: np.ndarray, offsets: np.ndarray,
                  cards: np.ndarray, capts: np.ndarray, facts: np.ndarray,
                  acts: np.ndarray) -> None:
-    """:func:`_game_moves` of each of ``games``, packed: game ``i``'s moves are rows
+    """:func:`game_moves` of each of ``games``, packed: game ``i``'s moves are rows
     ``offsets[i]:offsets[i + 1]``."""
     offsets[0] = 0
     for i in range(games.shape[0]):
         o = offsets[i]
-        n = _game_moves(st, games[i], params, cards[o:o + MOVE_BUF], capts[o:o + MOVE_BUF],
+        n = game_moves(st, games[i], params, cards[o:o + MOVE_BUF], capts[o:o + MOVE_BUF],
                         facts[o:o + MOVE_BUF], acts[o:o + MOVE_BUF])
         if n < 0:
             raise ValueError("more capture options than the move buffer holds")

@@ -58,7 +58,7 @@ from pasur_env.rummy.kernels.melds import SUIT0_BITS, card_at, extends, mask_val
 from pasur_env.rummy.kernels.step import apply_action
 
 __all__ = ["Option", "KINDS", "turn_options", "options_of_view", "choose_actions",
-           "option_arrays"]
+           "option_arrays", "game_options"]
 
 #: the option kinds, by their number in :func:`option_arrays`
 KINDS = ("draw", "take", "pass", "meld", "layoff", "discard")
@@ -254,9 +254,13 @@ def _layoff_options(st: np.ndarray, b: int, facts: np.ndarray, acts: np.ndarray,
 
 
 @njit(cache=True)
-def _game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
+def game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
                   acts: np.ndarray) -> int:
-    """Every option of game ``b``'s mover (none when DONE)."""
+    """Every option of game ``b``'s mover, for compiled agents: row ``i`` of ``facts``
+    holds option ``i``'s kind (an index into :data:`KINDS`), cards (mask), card, meld,
+    points, value, goes-out flag and number of actions, row ``i`` of ``acts`` its
+    actions (buffers of :data:`OPTION_BUF` rows; a ``ValueError`` if they overflow).
+    Returns the number of options, 0 when DONE."""
     ph = st[b, K.PHASE]
     if ph == K.DRAW:
         return _draw_options(st, b, facts, acts)
@@ -282,12 +286,12 @@ def _game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
 @njit(cache=True)
 def _batch_options(st: np.ndarray, games: np.ndarray, params: np.ndarray,
                    offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> None:
-    """:func:`_game_options` of each of ``games``, packed: game ``i``'s options are rows
+    """:func:`game_options` of each of ``games``, packed: game ``i``'s options are rows
     ``offsets[i]:offsets[i + 1]``."""
     offsets[0] = 0
     for i in range(games.shape[0]):
         o = offsets[i]
-        offsets[i + 1] = o + _game_options(st, games[i], params, facts[o:o + OPTION_BUF],
+        offsets[i + 1] = o + game_options(st, games[i], params, facts[o:o + OPTION_BUF],
                                            acts[o:o + OPTION_BUF])
 
 
@@ -320,8 +324,8 @@ def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] |
     f = facts[:n]
     return {"offsets": offsets, "kind": f[:, _F_KIND], "cards": f[:, _F_CARDS],
             "card": f[:, _F_CARD], "meld": f[:, _F_MELD], "points": f[:, _F_POINTS],
-            "value": f[:, _F_VALUE], "goes_out": f[:, _F_OUT].astype(bool), "num_actions": f[:, _F_NACTS],
-            "actions": acts[:n]}
+            "value": f[:, _F_VALUE], "goes_out": f[:, _F_OUT].astype(bool),
+            "num_actions": f[:, _F_NACTS], "actions": acts[:n]}
 
 
 def _options_from(arr: dict[str, np.ndarray], lo: int, hi: int) -> list[Option]:
