@@ -66,6 +66,14 @@ def positions(make: Any, seeds: range, steps: int, every: int) -> Any:
             eng.step(eng.random_actions(rng))
 
 
+def randomly_played(eng: Any, steps: int) -> Any:
+    """``eng`` after ``steps`` seeded random steps of every game."""
+    rng = np.random.default_rng(steps)
+    for _ in range(steps):
+        eng.step(eng.random_actions(rng))
+    return eng
+
+
 # ---- Pasur ------------------------------------------------------------------------------
 def pasur_in_capture(eng: Engine) -> bool:
     return bool(eng.state[0, PK.PHASE] == PK.CAPTURE)
@@ -88,20 +96,25 @@ def pasur_result(before: Engine, after: Engine) -> tuple[int, tuple[int, ...], i
     return card, captured, points, sur
 
 
+def same_as_search(eng: Any, options: list[Any], goes_on: Any, check: Any) -> None:
+    """The toolkit's ``options`` of game 0 are exactly the search's action sequences,
+    each once, and ``check(option, after, info)`` holds for each one played."""
+    leaves = search_leaves(eng, goes_on)
+    assert sorted(o.actions for o in options) == sorted(seq for seq, _, _ in leaves)
+    assert len({o.actions for o in options}) == len(options)
+    by_actions = {o.actions: o for o in options}
+    for seq, after, info in leaves:
+        assert by_actions[seq].action == seq[0]
+        check(by_actions[seq], after, info)
+
+
 def check_pasur(eng: Engine, stats: dict[str, int]) -> None:
     """The toolkit's moves of game 0 equal the search's leaves, and each one's actions
     reach what it states."""
-    moves = PT.full_moves(eng, 0)
-    leaves = search_leaves(eng, pasur_in_capture)
-    assert sorted(m.actions for m in moves) == sorted(seq for seq, _, _ in leaves)
-    assert len({m.actions for m in moves}) == len(moves)
-    by_actions = {m.actions: m for m in moves}
-    for seq, after, info in leaves:
-        m = by_actions[seq]
-        assert m.action == seq[0]
+    def check(m: PT.Move, after: Engine, info: Any) -> None:
         if info.round_end[0]:  # the round's count moved the piles: only the actions hold
             stats["round_end"] += 1
-            continue
+            return
         card, captured, points, sur = pasur_result(eng, after)
         assert (m.card, m.captured, m.sur) == (card, captured, sur), str(m)
         assert m.points == points and m.is_capture == bool(captured)
@@ -109,6 +122,8 @@ def check_pasur(eng: Engine, stats: dict[str, int]) -> None:
             won = captured + (card,)
             assert m.clubs == sum(1 for c in won if c % 4 == 0)
         stats["sur"] += sur
+
+    same_as_search(eng, PT.full_moves(eng, 0), pasur_in_capture, check)
     stats["positions"] += 1
     stats["mid_capture"] += bool(eng.state[0, PK.SELECTION])
 
@@ -137,10 +152,7 @@ def test_pasur_moves_in_the_variants_and_with_more_players() -> None:
 
 
 def test_pasur_batch_arrays_match_the_lists() -> None:
-    eng = Engine(16, seed=3)
-    rng = np.random.default_rng(3)
-    for _ in range(40):
-        eng.step(eng.random_actions(rng))
+    eng = randomly_played(Engine(16, seed=3), 40)
     view = GameView(eng, np.arange(0, 16, 2))
     lists = PT.moves_of_view(view)
     arr = PT.move_arrays(view, view.games)
@@ -152,13 +164,12 @@ def test_pasur_batch_arrays_match_the_lists() -> None:
 
 
 def test_pasur_toolkit_refuses_what_it_cannot_read() -> None:
-    with pytest.raises(TypeError, match="Pasur Engine"):
+    with pytest.raises(TypeError, match="Pasur toolkit reads a Pasur engine"):
         PT.full_moves(RummyEngine(1, seed=0))
     with pytest.raises(ValueError):
         PT.full_moves(Engine(2, seed=0), 5)
-    done = Engine(1, seed=0, episode="round", auto_reset=False)
-    while not done.done[0]:
-        done.step(done.random_actions(np.random.default_rng(0)))
+    done = randomly_played(Engine(1, seed=0, episode="round", auto_reset=False), 200)
+    assert done.done[0]
     assert PT.full_moves(done) == []
     with pytest.raises(ValueError, match="no move"):
         PT.choose_actions(GameView.all(done), lambda moves: moves[0])
@@ -200,15 +211,11 @@ def rummy_check_result(o: RT.Option, before: RummyEngine, after: RummyEngine,
 
 
 def check_rummy(eng: RummyEngine, stats: dict[str, int]) -> None:
-    options = RT.turn_options(eng, 0)
-    leaves = search_leaves(eng, rummy_goes_on)
-    assert sorted(o.actions for o in options) == sorted(seq for seq, _, _ in leaves)
-    assert len({o.actions for o in options}) == len(options)
-    by_actions = {o.actions: o for o in options}
-    for seq, after, info in leaves:
-        o = by_actions[seq]
+    def check(o: RT.Option, after: RummyEngine, info: Any) -> None:
         rummy_check_result(o, eng, after, info)
         stats[o.kind] += 1
+
+    same_as_search(eng, RT.turn_options(eng, 0), rummy_goes_on, check)
     stats["positions"] += 1
     stats["mid_meld"] += bool(eng.state[0, RK.PICKED])
     stats["target"] += int(eng.state[0, RK.TARGET]) >= 0
@@ -237,10 +244,7 @@ def test_rummy_options_with_four_sets_single_and_discard_going_out() -> None:
 
 
 def test_rummy_batch_arrays_match_the_lists() -> None:
-    eng = RummyEngine(8, seed=5)
-    rng = np.random.default_rng(5)
-    for _ in range(60):
-        eng.step(eng.random_actions(rng))
+    eng = randomly_played(RummyEngine(8, seed=5), 60)
     view = GameView.all(eng)
     lists = RT.options_of_view(view)
     arr = RT.option_arrays(eng, view.games)
@@ -252,7 +256,7 @@ def test_rummy_batch_arrays_match_the_lists() -> None:
 
 
 def test_rummy_toolkit_refuses_what_it_cannot_read() -> None:
-    with pytest.raises(TypeError, match="RummyEngine"):
+    with pytest.raises(TypeError, match="Persian Rummy engine .RummyEngine"):
         RT.turn_options(Engine(1, seed=0))
     with pytest.raises(ValueError):
         RT.option_arrays(RummyEngine(1, seed=0), [1])

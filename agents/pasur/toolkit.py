@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.pasur._moves import MOVE_BUF, decision_moves, low, popcnt
-from pasur_env.core.args import check_game
+from agents.toolkit import choose_with, engine_games, split_rows
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
@@ -149,14 +149,6 @@ def _batch_moves(st: np.ndarray, games: np.ndarray, params: np.ndarray, offsets:
         offsets[i + 1] = o + n
 
 
-def _engine(engine_or_view: Engine | GameView) -> Engine:
-    eng = engine_or_view.engine if isinstance(engine_or_view, GameView) else engine_or_view
-    if not isinstance(eng, Engine):
-        raise TypeError(f"the Pasur toolkit reads a Pasur Engine or a GameView of one, "
-                        f"got {type(eng).__name__}")
-    return eng
-
-
 def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.ndarray
                 ) -> dict[str, np.ndarray]:
     """The moves of several games as arrays, for batched agents (one compiled pass).
@@ -166,9 +158,7 @@ def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.nda
     ``points``, ``sur``, ``clubs``, ``num_actions`` and ``actions`` (rows padded
     with -1). A game in the DONE phase has no moves.
     """
-    eng = _engine(engine_or_view)
-    idx = np.array([check_game(g, eng.num_games) for g in np.asarray(games).reshape(-1)],
-                   dtype=np.int64)
+    eng, idx = engine_games(engine_or_view, games, Engine, "Pasur")
     rows = idx.shape[0] * MOVE_BUF
     offsets = np.zeros(idx.shape[0] + 1, dtype=np.int64)
     cards = np.zeros(rows, dtype=np.int64)
@@ -207,8 +197,7 @@ def full_moves(engine_or_view: Engine | GameView, game: int = 0) -> list[Move]:
 def moves_of_view(view: GameView) -> list[list[Move]]:
     """:func:`full_moves` of every decision of ``view`` (one list per ``view.games``)."""
     arr = move_arrays(view, view.games)
-    off = arr["offsets"]
-    return [_moves_from(arr, int(off[i]), int(off[i + 1])) for i in range(len(view.games))]
+    return split_rows(arr["offsets"], lambda lo, hi: _moves_from(arr, lo, hi))
 
 
 def choose_actions(view: GameView, choose: Callable[[list[Move]], Move]) -> np.ndarray:
@@ -216,9 +205,4 @@ def choose_actions(view: GameView, choose: Callable[[list[Move]], Move]) -> np.n
     moves and its :attr:`Move.action` is played. What a one-decision-at-a-time agent's
     ``act`` returns (an agent that needs more than the moves loops over
     :func:`moves_of_view` itself)."""
-    out = np.empty(len(view.games), dtype=np.int64)
-    for i, moves in enumerate(moves_of_view(view)):
-        if not moves:
-            raise ValueError(f"game {int(view.games[i])} has no move to choose (it is DONE)")
-        out[i] = choose(moves).action
-    return out
+    return choose_with(view, moves_of_view(view), choose)

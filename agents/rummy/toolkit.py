@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.rummy.plan import meld_points
-from pasur_env.core.args import check_game
+from agents.toolkit import choose_with, engine_games, split_rows
 from pasur_env.core.bits import highest, lowest, popcount
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
@@ -295,14 +295,6 @@ def _batch_options(st: np.ndarray, games: np.ndarray, params: np.ndarray,
                                            acts[o:o + OPTION_BUF])
 
 
-def _engine(engine_or_view: RummyEngine | GameView) -> RummyEngine:
-    eng = engine_or_view.engine if isinstance(engine_or_view, GameView) else engine_or_view
-    if not isinstance(eng, RummyEngine):
-        raise TypeError(f"the Persian Rummy toolkit reads a RummyEngine or a GameView of "
-                        f"one, got {type(eng).__name__}")
-    return eng
-
-
 def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] | np.ndarray
                   ) -> dict[str, np.ndarray]:
     """The options of several games as arrays, for batched agents (one compiled pass).
@@ -312,9 +304,7 @@ def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] |
     :data:`KINDS`), ``cards`` (a card mask), ``card``, ``meld``, ``points``, ``value``,
     ``goes_out``, ``num_actions`` and ``actions`` (rows padded with -1).
     """
-    eng = _engine(engine_or_view)
-    idx = np.array([check_game(g, eng.num_games) for g in np.asarray(games).reshape(-1)],
-                   dtype=np.int64)
+    eng, idx = engine_games(engine_or_view, games, RummyEngine, "Persian Rummy")
     rows = idx.shape[0] * OPTION_BUF
     offsets = np.zeros(idx.shape[0] + 1, dtype=np.int64)
     facts = np.zeros((rows, _NFACTS), dtype=np.int64)
@@ -356,8 +346,7 @@ def turn_options(engine_or_view: RummyEngine | GameView, game: int = 0) -> list[
 def options_of_view(view: GameView) -> list[list[Option]]:
     """:func:`turn_options` of every decision of ``view`` (one list per ``view.games``)."""
     arr = option_arrays(view, view.games)
-    off = arr["offsets"]
-    return [_options_from(arr, int(off[i]), int(off[i + 1])) for i in range(len(view.games))]
+    return split_rows(arr["offsets"], lambda lo, hi: _options_from(arr, lo, hi))
 
 
 def choose_actions(view: GameView, choose: Callable[[list[Option]], Option]) -> np.ndarray:
@@ -365,9 +354,4 @@ def choose_actions(view: GameView, choose: Callable[[list[Option]], Option]) -> 
     decision's options and its :attr:`Option.action` is played. What a
     one-decision-at-a-time agent's ``act`` returns (an agent that needs more than the
     options loops over :func:`options_of_view` itself)."""
-    out = np.empty(len(view.games), dtype=np.int64)
-    for i, options in enumerate(options_of_view(view)):
-        if not options:
-            raise ValueError(f"game {int(view.games[i])} has no option to choose (it is DONE)")
-        out[i] = choose(options).action
-    return out
+    return choose_with(view, options_of_view(view), choose)

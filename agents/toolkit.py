@@ -1,0 +1,70 @@
+"""What the games' agent-writing toolkits share (:mod:`agents.pasur.toolkit`,
+:mod:`agents.rummy.toolkit`): reading the engine and games of a request, splitting a
+batch's packed moves into one list per decision, and choosing one action per decision.
+
+Each game's toolkit lists its own moves (the rules are the game's); the plumbing around
+them is written once here, so both toolkits take the same arguments and fail with the
+same messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from pasur_env.core.args import read_indices
+from pasur_env.core.batch_engine import BatchEngine
+from pasur_env.core.policy import GameView
+
+__all__ = ["engine_games", "split_rows", "choose_with"]
+
+E = TypeVar("E", bound=BatchEngine)
+T = TypeVar("T")
+
+
+class HasAction(Protocol):
+    """A move or option of a toolkit: the action due now."""
+
+    @property
+    def action(self) -> int: ...
+
+
+def engine_games(engine_or_view: Any, games: Sequence[int] | np.ndarray, engine_type: type[E],
+                 toolkit: str) -> tuple[E, np.ndarray]:
+    """The engine of ``engine_or_view`` (an engine or a :class:`~pasur_env.GameView` of
+    one) and ``games`` as int64 indices into it (any order, repeats allowed).
+
+    Raises ``TypeError`` naming the toolkit when the engine is of another game, and
+    ``ValueError`` for an index out of range.
+    """
+    eng = engine_or_view.engine if isinstance(engine_or_view, GameView) else engine_or_view
+    if not isinstance(eng, engine_type):
+        raise TypeError(f"the {toolkit} toolkit reads a {toolkit} engine "
+                        f"({engine_type.__name__}) or a GameView of one, got "
+                        f"{type(eng).__name__}")
+    idx = read_indices(np.asarray(games).reshape(-1), np.arange(eng.num_games, dtype=np.int64))
+    return eng, np.ascontiguousarray(idx, dtype=np.int64)
+
+
+def split_rows(offsets: np.ndarray, build: Callable[[int, int], list[T]]) -> list[list[T]]:
+    """One list per game of a packed batch: ``build(lo, hi)`` of the rows
+    ``offsets[i]:offsets[i + 1]`` of each game ``i``."""
+    return [build(int(offsets[i]), int(offsets[i + 1])) for i in range(len(offsets) - 1)]
+
+
+def choose_with(view: GameView, per_decision: list[list[Any]],
+                choose: Callable[[list[Any]], HasAction]) -> np.ndarray:
+    """``choose(moves).action`` for each decision of ``view`` (``per_decision``: the moves
+    of each, in the order of ``view.games``), as the int64 array an agent returns.
+
+    A decision with no move (its game is over) is a ``ValueError``: an agent is never
+    asked to act there.
+    """
+    out = np.empty(len(per_decision), dtype=np.int64)
+    for i, moves in enumerate(per_decision):
+        if not moves:
+            raise ValueError(f"game {int(view.games[i])} has no move to choose (it is DONE)")
+        out[i] = choose(moves).action
+    return out
