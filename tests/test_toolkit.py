@@ -133,7 +133,7 @@ def test_pasur_moves_equal_the_search_over_legal_actions() -> None:
     multi-step capture (each prefix of TAKEs, mid-capture)."""
     stats = {"positions": 0, "mid_capture": 0, "round_end": 0, "sur": 0}
     make = lambda s: Engine(8, seed=s, episode="round")  # noqa: E731
-    for eng in positions(make, range(4), 200, 3):
+    for eng in positions(make, range(6), 200, 3):
         check_pasur(eng, stats)
         if pasur_in_capture(eng) or any(len(m.actions) > 2 for m in PT.full_moves(eng)):
             search_leaves(eng, pasur_in_capture, visit=lambda e, _: check_pasur(e, stats))
@@ -226,7 +226,7 @@ def test_rummy_options_equal_the_search_over_legal_actions() -> None:
     (mid-meld: each prefix of PICKs; a lay-off waiting for its TARGET)."""
     stats = dict.fromkeys(("positions", "mid_meld", "target", *RT.KINDS), 0)
     make = lambda s: RummyEngine(8, seed=s, episode="round", auto_reset=False)  # noqa: E731
-    for eng in positions(make, range(4), 300, 3):
+    for eng in positions(make, range(6), 300, 3):
         check_rummy(eng, stats)
         if any(len(o.actions) > 1 for o in RT.turn_options(eng)):
             search_leaves(eng, rummy_goes_on, visit=lambda e, _: check_rummy(e, stats))
