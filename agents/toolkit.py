@@ -18,7 +18,11 @@ from pasur_env.core.args import read_indices
 from pasur_env.core.batch_engine import BatchEngine
 from pasur_env.core.policy import GameView
 
-__all__ = ["engine_games", "split_rows", "choose_with"]
+__all__ = ["MAX_ACTIONS", "engine_games", "packed_rows", "split_rows", "choose_with"]
+
+#: width of a move's action row: the most actions one move of either game takes (a
+#: Pasur capture's PLAY and seven TAKEs, a 13-card Rummy run's PICKs and MELD)
+MAX_ACTIONS = 16
 
 E = TypeVar("E", bound=BatchEngine)
 T = TypeVar("T")
@@ -46,6 +50,32 @@ def engine_games(engine_or_view: Any, games: Sequence[int] | np.ndarray, engine_
                         f"{type(eng).__name__}")
     idx = read_indices(np.asarray(games).reshape(-1), np.arange(eng.num_games, dtype=np.int64))
     return eng, np.ascontiguousarray(idx, dtype=np.int64)
+
+
+def packed_rows(fill: Callable[[int, np.ndarray, np.ndarray, np.ndarray], int],
+                num_games: int, width: int, per_game: int) -> tuple[np.ndarray, ...]:
+    """The moves of ``num_games`` games packed in rows, filled by a compiled ``fill``.
+
+    ``fill(start, offsets, facts, acts)`` writes game ``i``'s moves (from ``start`` on)
+    into the rows ``offsets[i]:offsets[i + 1]`` of ``facts`` (``width`` columns) and
+    ``acts`` (:data:`MAX_ACTIONS` columns, -1 past a move's actions), as long as
+    ``per_game`` rows (the most one game can have) are free, and returns the first game
+    it did not write. The buffers start at about 16 moves a game and double until every
+    game fits: memory follows the moves there are, not the worst case.
+    Returns ``(offsets, facts, acts)`` cut to the rows written.
+    """
+    offsets = np.zeros(num_games + 1, dtype=np.int64)
+    cap = 16 * num_games + per_game
+    facts = np.zeros((cap, width), dtype=np.int64)
+    acts = np.full((cap, MAX_ACTIONS), -1, dtype=np.int64)
+    done = fill(0, offsets, facts, acts)
+    while done < num_games:
+        cap *= 2
+        facts = np.concatenate([facts, np.zeros_like(facts)])
+        acts = np.concatenate([acts, np.full_like(acts, -1)])
+        done = fill(done, offsets, facts, acts)
+    n = int(offsets[num_games])
+    return offsets, facts[:n], acts[:n]
 
 
 def split_rows(offsets: np.ndarray, build: Callable[[int, int], list[T]]) -> list[list[T]]:

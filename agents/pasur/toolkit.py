@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.pasur._moves import MOVE_BUF, decision_moves, low, popcnt
-from agents.toolkit import choose_with, engine_games, split_rows
+from agents.toolkit import choose_with, engine_games, packed_rows, split_rows
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
@@ -42,10 +42,6 @@ from pasur_env.pasur.engine import Engine
 
 __all__ = ["Move", "full_moves", "moves_of_view", "choose_actions", "move_arrays", "game_moves",
            "move_actions"]
-
-#: the most actions one full move takes: its PLAY and a TAKE per card of a capture
-#: chosen card by card (at most 7 numerals sum to 10: four aces and three 2s)
-MAX_ACTIONS = 16
 
 
 @dataclass(frozen=True)
@@ -113,40 +109,49 @@ def move_actions(st: np.ndarray, b: int, card: int, captured: int, out: np.ndarr
     return n
 
 
+#: columns of a move's facts (:func:`game_moves`)
+F_CARD, F_CAPTURED, F_POINTS, F_SUR, F_CLUBS, F_NACTS = range(6)
+NFACTS = 6
+
+
 @njit(cache=True)
-def game_moves(st: np.ndarray, b: int, params: np.ndarray, cards: np.ndarray,
-                capts: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
-    """The moves of game ``b`` (:func:`decision_moves`: card ``cards[i]``, captured mask
-    ``capts[i]``) and, per move ``i``, ``facts[i]`` = (points, sur, clubs, number of
-    actions) and its actions in ``acts[i]``, for compiled agents (buffers of
+def game_moves(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
+               acts: np.ndarray) -> int:
+    """The moves of game ``b`` (:func:`decision_moves`), for compiled agents: row ``i``
+    of ``facts`` holds move ``i``'s card, captured cards (mask), points, sur, clubs and
+    number of actions (columns ``F_*``), row ``i`` of ``acts`` its actions (buffers of
     :data:`~agents.pasur._moves.MOVE_BUF` rows). Returns the number of moves, -1 if the
     buffers are too small."""
+    cards = np.empty(MOVE_BUF, dtype=np.int64)
+    capts = np.empty(MOVE_BUF, dtype=np.int64)
     n = decision_moves(st, b, cards, capts)
+    if n > facts.shape[0]:
+        return -1
     for i in range(max(n, 0)):
         c, cap = cards[i], capts[i]
         sur = cap != 0 and K.capture_is_sur(st, b, params, c, cap)
         won = (cap | (1 << c)) if cap else 0
-        facts[i, 0] = K.card_points(won) + (params[K.P_SUR_POINTS] if sur else 0)
-        facts[i, 1] = 1 if sur else 0
-        facts[i, 2] = popcnt(won & K.CLUB_BITS)
-        facts[i, 3] = move_actions(st, b, c, cap, acts[i])
+        facts[i, F_CARD], facts[i, F_CAPTURED] = c, cap
+        facts[i, F_POINTS] = K.card_points(won) + (params[K.P_SUR_POINTS] if sur else 0)
+        facts[i, F_SUR] = 1 if sur else 0
+        facts[i, F_CLUBS] = popcnt(won & K.CLUB_BITS)
+        facts[i, F_NACTS] = move_actions(st, b, c, cap, acts[i])
     return n
 
 
 @njit(cache=True)
-def _batch_moves(st: np.ndarray, games: np.ndarray, params: np.ndarray, offsets: np.ndarray,
-                 cards: np.ndarray, capts: np.ndarray, facts: np.ndarray,
-                 acts: np.ndarray) -> None:
-    """:func:`game_moves` of each of ``games``, packed: game ``i``'s moves are rows
-    ``offsets[i]:offsets[i + 1]``."""
-    offsets[0] = 0
-    for i in range(games.shape[0]):
+def _fill_moves(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
+                offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
+    """:func:`game_moves` of ``games[start:]`` packed for :func:`~agents.toolkit.packed_rows`."""
+    for i in range(start, games.shape[0]):
         o = offsets[i]
-        n = game_moves(st, games[i], params, cards[o:o + MOVE_BUF], capts[o:o + MOVE_BUF],
-                        facts[o:o + MOVE_BUF], acts[o:o + MOVE_BUF])
+        if o + MOVE_BUF > facts.shape[0]:
+            return i
+        n = game_moves(st, games[i], params, facts[o:o + MOVE_BUF], acts[o:o + MOVE_BUF])
         if n < 0:
             raise ValueError("more capture options than the move buffer holds")
         offsets[i + 1] = o + n
+    return games.shape[0]
 
 
 def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.ndarray
@@ -159,25 +164,24 @@ def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.nda
     with -1). A game in the DONE phase has no moves.
     """
     eng, idx = engine_games(engine_or_view, games, Engine, "Pasur")
-    rows = idx.shape[0] * MOVE_BUF
-    offsets = np.zeros(idx.shape[0] + 1, dtype=np.int64)
-    cards = np.zeros(rows, dtype=np.int64)
-    capts = np.zeros(rows, dtype=np.int64)
-    facts = np.zeros((rows, 4), dtype=np.int64)
-    acts = np.full((rows, MAX_ACTIONS), -1, dtype=np.int64)
-    _batch_moves(eng.state, idx, eng.params, offsets, cards, capts, facts, acts)
-    n = int(offsets[-1])
-    return {"offsets": offsets, "card": cards[:n], "captured": capts[:n],
-            "points": facts[:n, 0], "sur": facts[:n, 1].astype(bool), "clubs": facts[:n, 2],
-            "num_actions": facts[:n, 3], "actions": acts[:n]}
+    offsets, f, acts = packed_rows(
+        lambda start, off, facts, a: _fill_moves(eng.state, idx, eng.params, start, off,
+                                                 facts, a),
+        idx.shape[0], NFACTS, MOVE_BUF)
+    return {"offsets": offsets, "card": f[:, F_CARD], "captured": f[:, F_CAPTURED],
+            "points": f[:, F_POINTS], "sur": f[:, F_SUR].astype(bool), "clubs": f[:, F_CLUBS],
+            "num_actions": f[:, F_NACTS], "actions": acts}
 
 
-def _moves_from(arr: dict[str, np.ndarray], lo: int, hi: int) -> list[Move]:
+def _moves_from(arr: dict[str, np.ndarray]) -> list[Move]:
+    """The :class:`Move` of every row of :func:`move_arrays`."""
+    cols = {k: v.tolist() for k, v in arr.items() if k != "offsets"}
     return [
-        Move(card=int(arr["card"][i]), captured=tuple(cards_of(int(arr["captured"][i]))),
-             points=int(arr["points"][i]), sur=bool(arr["sur"][i]), clubs=int(arr["clubs"][i]),
-             actions=tuple(int(a) for a in arr["actions"][i, :arr["num_actions"][i]]))
-        for i in range(lo, hi)
+        Move(card=card, captured=tuple(cards_of(cap)), points=pts, sur=sur, clubs=clubs,
+             actions=tuple(acts[:k]))
+        for card, cap, pts, sur, clubs, k, acts in zip(
+            cols["card"], cols["captured"], cols["points"], cols["sur"], cols["clubs"],
+            cols["num_actions"], cols["actions"], strict=True)
     ]
 
 
@@ -190,14 +194,14 @@ def full_moves(engine_or_view: Engine | GameView, game: int = 0) -> list[Move]:
     cards taken. In order of card id, then the engine's option order; empty when the
     game is DONE.
     """
-    arr = move_arrays(engine_or_view, [game])
-    return _moves_from(arr, 0, int(arr["offsets"][1]))
+    return _moves_from(move_arrays(engine_or_view, [game]))
 
 
 def moves_of_view(view: GameView) -> list[list[Move]]:
     """:func:`full_moves` of every decision of ``view`` (one list per ``view.games``)."""
     arr = move_arrays(view, view.games)
-    return split_rows(arr["offsets"], lambda lo, hi: _moves_from(arr, lo, hi))
+    moves = _moves_from(arr)
+    return split_rows(arr["offsets"], lambda lo, hi: moves[lo:hi])
 
 
 def choose_actions(view: GameView, choose: Callable[[list[Move]], Move]) -> np.ndarray:

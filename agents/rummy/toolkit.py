@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.rummy.plan import meld_points
-from agents.toolkit import choose_with, engine_games, split_rows
+from agents.toolkit import MAX_ACTIONS, choose_with, engine_games, packed_rows, split_rows
 from pasur_env.core.bits import highest, lowest, popcount
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
@@ -66,12 +66,10 @@ _DRAW, _TAKE, _PASS, _MELD, _LAYOFF, _DISCARD = range(6)
 #: options of one decision the buffers hold: every meld of a hand (at most 14 rank
 #: nibbles x 5 sets and 4 suits x 66 runs), every lay-off (card x meld), every discard
 OPTION_BUF = 2048
-#: the most actions of one option: a 13-card run's PICKs and MELD
-MAX_ACTIONS = 16
 #: columns of the per-option facts: kind, cards (mask), card, meld, points, value,
 #: goes out, number of actions
-_F_KIND, _F_CARDS, _F_CARD, _F_MELD, _F_POINTS, _F_VALUE, _F_OUT, _F_NACTS = range(8)
-_NFACTS = 8
+F_KIND, F_CARDS, F_CARD, F_MELD, F_POINTS, F_VALUE, F_OUT, F_NACTS = range(8)
+NFACTS = 8
 
 
 @dataclass(frozen=True)
@@ -129,10 +127,10 @@ def _put(facts: np.ndarray, acts: np.ndarray, n: int, kind: int, cards: int, car
     """Write one option's facts and first action in row ``n``; return ``n + 1``."""
     if n >= facts.shape[0]:
         raise ValueError("more options than the option buffer holds")
-    facts[n, _F_KIND], facts[n, _F_CARDS], facts[n, _F_CARD] = kind, cards, card
-    facts[n, _F_MELD], facts[n, _F_POINTS], facts[n, _F_OUT] = meld, points, 1 if out else 0
-    facts[n, _F_VALUE] = mask_value(cards)
-    facts[n, _F_NACTS] = 1
+    facts[n, F_KIND], facts[n, F_CARDS], facts[n, F_CARD] = kind, cards, card
+    facts[n, F_MELD], facts[n, F_POINTS], facts[n, F_OUT] = meld, points, 1 if out else 0
+    facts[n, F_VALUE] = mask_value(cards)
+    facts[n, F_NACTS] = 1
     acts[n, 0] = action
     return n + 1
 
@@ -225,7 +223,7 @@ def _meld_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
         if k:
             n = _put(facts, acts, n, _MELD, m, -1, -1, meld_points(m, fd), (hand & ~m) == 0,
                      seq[0])
-            facts[n - 1, _F_NACTS] = k
+            facts[n - 1, F_NACTS] = k
             acts[n - 1, :k] = seq[:k]
     return n
 
@@ -249,7 +247,7 @@ def _layoff_options(st: np.ndarray, b: int, facts: np.ndarray, acts: np.ndarray,
                      hand == (1 << c), K.TARGET0 + m if choose else K.LAYOFF0 + c)
             if several and not choose:
                 acts[n - 1, 1] = K.TARGET0 + m
-                facts[n - 1, _F_NACTS] = 2
+                facts[n - 1, F_NACTS] = 2
     return n
 
 
@@ -258,7 +256,7 @@ def game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
                   acts: np.ndarray) -> int:
     """Every option of game ``b``'s mover, for compiled agents: row ``i`` of ``facts``
     holds option ``i``'s kind (an index into :data:`KINDS`), cards (mask), card, meld,
-    points, value, goes-out flag and number of actions, row ``i`` of ``acts`` its
+    points, value, goes-out flag and number of actions (columns ``F_*``), row ``i`` of ``acts`` its
     actions (buffers of :data:`OPTION_BUF` rows; a ``ValueError`` if they overflow).
     Returns the number of options, 0 when DONE."""
     ph = st[b, K.PHASE]
@@ -284,15 +282,17 @@ def game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
 
 
 @njit(cache=True)
-def _batch_options(st: np.ndarray, games: np.ndarray, params: np.ndarray,
-                   offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> None:
-    """:func:`game_options` of each of ``games``, packed: game ``i``'s options are rows
-    ``offsets[i]:offsets[i + 1]``."""
-    offsets[0] = 0
-    for i in range(games.shape[0]):
+def _fill_options(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
+                  offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
+    """:func:`game_options` of ``games[start:]`` packed for
+    :func:`~agents.toolkit.packed_rows`."""
+    for i in range(start, games.shape[0]):
         o = offsets[i]
+        if o + OPTION_BUF > facts.shape[0]:
+            return i
         offsets[i + 1] = o + game_options(st, games[i], params, facts[o:o + OPTION_BUF],
                                            acts[o:o + OPTION_BUF])
+    return games.shape[0]
 
 
 def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] | np.ndarray
@@ -305,29 +305,26 @@ def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] |
     ``goes_out``, ``num_actions`` and ``actions`` (rows padded with -1).
     """
     eng, idx = engine_games(engine_or_view, games, RummyEngine, "Persian Rummy")
-    rows = idx.shape[0] * OPTION_BUF
-    offsets = np.zeros(idx.shape[0] + 1, dtype=np.int64)
-    facts = np.zeros((rows, _NFACTS), dtype=np.int64)
-    acts = np.full((rows, MAX_ACTIONS), -1, dtype=np.int64)
-    _batch_options(eng.state, idx, eng.params, offsets, facts, acts)
-    n = int(offsets[-1])
-    f = facts[:n]
-    return {"offsets": offsets, "kind": f[:, _F_KIND], "cards": f[:, _F_CARDS],
-            "card": f[:, _F_CARD], "meld": f[:, _F_MELD], "points": f[:, _F_POINTS],
-            "value": f[:, _F_VALUE], "goes_out": f[:, _F_OUT].astype(bool),
-            "num_actions": f[:, _F_NACTS], "actions": acts[:n]}
+    offsets, f, acts = packed_rows(
+        lambda start, off, facts, a: _fill_options(eng.state, idx, eng.params, start, off,
+                                                   facts, a),
+        idx.shape[0], NFACTS, OPTION_BUF)
+    return {"offsets": offsets, "kind": f[:, F_KIND], "cards": f[:, F_CARDS],
+            "card": f[:, F_CARD], "meld": f[:, F_MELD], "points": f[:, F_POINTS],
+            "value": f[:, F_VALUE], "goes_out": f[:, F_OUT].astype(bool),
+            "num_actions": f[:, F_NACTS], "actions": acts}
 
 
-def _options_from(arr: dict[str, np.ndarray], lo: int, hi: int) -> list[Option]:
-    out = []
-    for i in range(lo, hi):
-        cards = cards_of(int(arr["cards"][i]))
-        out.append(Option(
-            kind=KINDS[int(arr["kind"][i])], cards=tuple(cards), card=int(arr["card"][i]),
-            meld=int(arr["meld"][i]), points=int(arr["points"][i]),
-            value=int(arr["value"][i]), goes_out=bool(arr["goes_out"][i]),
-            actions=tuple(int(a) for a in arr["actions"][i, :arr["num_actions"][i]])))
-    return out
+def _options_from(arr: dict[str, np.ndarray]) -> list[Option]:
+    """The :class:`Option` of every row of :func:`option_arrays`."""
+    cols = {k: v.tolist() for k, v in arr.items() if k != "offsets"}
+    return [
+        Option(kind=KINDS[kind], cards=tuple(cards_of(cards)), card=card, meld=meld,
+               points=pts, value=value, goes_out=out, actions=tuple(acts[:k]))
+        for kind, cards, card, meld, pts, value, out, k, acts in zip(
+            cols["kind"], cols["cards"], cols["card"], cols["meld"], cols["points"],
+            cols["value"], cols["goes_out"], cols["num_actions"], cols["actions"], strict=True)
+    ]
 
 
 def turn_options(engine_or_view: RummyEngine | GameView, game: int = 0) -> list[Option]:
@@ -339,14 +336,14 @@ def turn_options(engine_or_view: RummyEngine | GameView, game: int = 0) -> list[
     lay-off, and every discard (once the target is melded). In the CHOOSE phase (a
     lay-off card that extends several melds): a lay-off per meld. Empty when DONE.
     """
-    arr = option_arrays(engine_or_view, [game])
-    return _options_from(arr, 0, int(arr["offsets"][1]))
+    return _options_from(option_arrays(engine_or_view, [game]))
 
 
 def options_of_view(view: GameView) -> list[list[Option]]:
     """:func:`turn_options` of every decision of ``view`` (one list per ``view.games``)."""
     arr = option_arrays(view, view.games)
-    return split_rows(arr["offsets"], lambda lo, hi: _options_from(arr, lo, hi))
+    options = _options_from(arr)
+    return split_rows(arr["offsets"], lambda lo, hi: options[lo:hi])
 
 
 def choose_actions(view: GameView, choose: Callable[[list[Option]], Option]) -> np.ndarray:
