@@ -144,7 +144,8 @@ def test_pasur_moves_equal_the_search_over_legal_actions() -> None:
 
 def test_pasur_moves_in_the_variants_and_with_more_players() -> None:
     stats = {"positions": 0, "mid_capture": 0, "round_end": 0, "sur": 0}
-    for kw in ({"num_players": 3}, {"num_players": 4}, {"preset": "cfr_paper"},
+    for kw in ({"num_players": 3}, {"num_players": 4}, {"preset": "cfr_paper"}, {"preset": "mini"},
+               {"preset": "small"},
                {"jack_sur": "lone_jack", "open_hand": True}):
         make = lambda s, kw=kw: Engine(4, seed=s, episode="round", **kw)  # noqa: E731
         for eng in positions(make, range(2), 150, 5):
