@@ -10,7 +10,7 @@ same messages.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -18,7 +18,8 @@ from pasur_env.core.args import read_indices
 from pasur_env.core.batch_engine import BatchEngine
 from pasur_env.core.policy import GameView
 
-__all__ = ["MAX_ACTIONS", "engine_games", "packed_rows", "split_rows", "choose_with"]
+__all__ = ["MAX_ACTIONS", "ActionSequence", "engine_games", "packed_rows", "per_decision",
+           "choose_with"]
 
 #: width of a move's action row: the most actions one move of either game takes (a
 #: Pasur capture's PLAY and seven TAKEs, a 13-card Rummy run's PICKs and MELD)
@@ -28,11 +29,16 @@ E = TypeVar("E", bound=BatchEngine)
 T = TypeVar("T")
 
 
-class HasAction(Protocol):
-    """A move or option of a toolkit: the action due now."""
+class ActionSequence:
+    """The base of a toolkit's move (a frozen dataclass with an ``actions`` field): the
+    action due now is the first of the move's actions."""
+
+    actions: tuple[int, ...]
 
     @property
-    def action(self) -> int: ...
+    def action(self) -> int:
+        """The action due now: what an agent returns for this decision."""
+        return self.actions[0]
 
 
 def engine_games(engine_or_view: Any, games: Sequence[int] | np.ndarray, engine_type: type[E],
@@ -52,40 +58,45 @@ def engine_games(engine_or_view: Any, games: Sequence[int] | np.ndarray, engine_
     return eng, np.ascontiguousarray(idx, dtype=np.int64)
 
 
-def packed_rows(fill: Callable[[int, np.ndarray, np.ndarray, np.ndarray], int],
-                num_games: int, width: int, per_game: int) -> tuple[np.ndarray, ...]:
-    """The moves of ``num_games`` games packed in rows, filled by a compiled ``fill``.
+def packed_rows(fill: Callable[..., int], engine: BatchEngine, games: np.ndarray, width: int,
+                per_game: int) -> tuple[np.ndarray, ...]:
+    """The moves of ``games`` packed in rows, written by a compiled ``fill``.
 
-    ``fill(start, offsets, facts, acts)`` writes game ``i``'s moves (from ``start`` on)
-    into the rows ``offsets[i]:offsets[i + 1]`` of ``facts`` (``width`` columns) and
-    ``acts`` (:data:`MAX_ACTIONS` columns, -1 past a move's actions), as long as
-    ``per_game`` rows (the most one game can have) are free, and returns the first game
-    it did not write. The buffers start at about 16 moves a game and double until every
-    game fits: memory follows the moves there are, not the worst case.
-    Returns ``(offsets, facts, acts)`` cut to the rows written.
+    ``fill(state, games, params, start, offsets, facts, acts)`` writes the moves of game
+    ``games[i]`` (from ``i = start`` on) into the rows ``offsets[i]:offsets[i + 1]`` of
+    ``facts`` (``width`` columns) and ``acts`` (:data:`MAX_ACTIONS` columns, -1 past a
+    move's actions), as long as ``per_game`` rows (the most one game can have) are
+    free, and returns the first ``i`` it did not write. The buffers start at about 16
+    moves a game and double until every game fits: memory follows the moves there are,
+    not the worst case. Returns ``(offsets, facts, acts)`` cut to the rows written.
     """
+    num_games = games.shape[0]
     offsets = np.zeros(num_games + 1, dtype=np.int64)
     cap = 16 * num_games + per_game
     facts = np.zeros((cap, width), dtype=np.int64)
     acts = np.full((cap, MAX_ACTIONS), -1, dtype=np.int64)
-    done = fill(0, offsets, facts, acts)
+    done = fill(engine.state, games, engine.params, 0, offsets, facts, acts)
     while done < num_games:
         cap *= 2
         facts = np.concatenate([facts, np.zeros_like(facts)])
         acts = np.concatenate([acts, np.full_like(acts, -1)])
-        done = fill(done, offsets, facts, acts)
+        done = fill(engine.state, games, engine.params, done, offsets, facts, acts)
     n = int(offsets[num_games])
     return offsets, facts[:n], acts[:n]
 
 
-def split_rows(offsets: np.ndarray, build: Callable[[int, int], list[T]]) -> list[list[T]]:
-    """One list per game of a packed batch: ``build(lo, hi)`` of the rows
-    ``offsets[i]:offsets[i + 1]`` of each game ``i``."""
-    return [build(int(offsets[i]), int(offsets[i + 1])) for i in range(len(offsets) - 1)]
+def per_decision(view: GameView, arrays: Callable[[GameView, np.ndarray], dict[str, np.ndarray]],
+                 build: Callable[[dict[str, np.ndarray]], list[T]]) -> list[list[T]]:
+    """One list of moves per decision of ``view``: ``build`` makes the moves of every
+    row of ``arrays(view, view.games)``, cut at its ``offsets``."""
+    arr = arrays(view, view.games)
+    moves = build(arr)
+    off = arr["offsets"].tolist()
+    return [moves[off[i]:off[i + 1]] for i in range(len(off) - 1)]
 
 
 def choose_with(view: GameView, per_decision: list[list[Any]],
-                choose: Callable[[list[Any]], HasAction]) -> np.ndarray:
+                choose: Callable[[list[Any]], ActionSequence]) -> np.ndarray:
     """``choose(moves).action`` for each decision of ``view`` (``per_decision``: the moves
     of each, in the order of ``view.games``), as the int64 array an agent returns.
 

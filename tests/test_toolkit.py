@@ -267,17 +267,18 @@ def test_rummy_toolkit_refuses_what_it_cannot_read() -> None:
 def test_packed_rows_grow_until_every_game_fits() -> None:
     """Games with more moves than the first buffers hold: the buffers double and the
     games already written stay as they were."""
-    def fill(start: int, offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
-        for i in range(start, 10):
+    def fill(state: Any, games: np.ndarray, params: Any, start: int, offsets: np.ndarray,
+             facts: np.ndarray, acts: np.ndarray) -> int:
+        for i in range(start, games.shape[0]):
             o = offsets[i]
             if o + 40 > facts.shape[0]:
                 return i
             facts[o:o + 40, 0] = i
             acts[o:o + 40, 0] = np.arange(40)
             offsets[i + 1] = o + 40
-        return 10
+        return games.shape[0]
 
-    offsets, facts, acts = packed_rows(fill, 10, 1, 40)
+    offsets, facts, acts = packed_rows(fill, Engine(1), np.arange(10), 1, 40)
     assert offsets.tolist() == list(range(0, 401, 40))
     assert facts[:, 0].tolist() == [i for i in range(10) for _ in range(40)]
     assert (acts[:, 0] == np.tile(np.arange(40), 10)).all() and (acts[:, 1:] == -1).all()

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.pasur._moves import MOVE_BUF, decision_moves, low, popcnt
-from agents.toolkit import choose_with, engine_games, packed_rows, split_rows
+from agents.toolkit import ActionSequence, choose_with, engine_games, packed_rows, per_decision
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
@@ -45,7 +45,7 @@ __all__ = ["Move", "full_moves", "moves_of_view", "choose_actions", "move_arrays
 
 
 @dataclass(frozen=True)
-class Move:
+class Move(ActionSequence):
     """One full move of the mover at a decision.
 
     Attributes:
@@ -70,11 +70,6 @@ class Move:
     sur: bool
     clubs: int
     actions: tuple[int, ...]
-
-    @property
-    def action(self) -> int:
-        """The action due now: what an agent returns for this decision."""
-        return self.actions[0]
 
     @property
     def is_capture(self) -> bool:
@@ -164,10 +159,7 @@ def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.nda
     with -1). A game in the DONE phase has no moves.
     """
     eng, idx = engine_games(engine_or_view, games, Engine, "Pasur")
-    offsets, f, acts = packed_rows(
-        lambda start, off, facts, a: _fill_moves(eng.state, idx, eng.params, start, off,
-                                                 facts, a),
-        idx.shape[0], NFACTS, MOVE_BUF)
+    offsets, f, acts = packed_rows(_fill_moves, eng, idx, NFACTS, MOVE_BUF)
     return {"offsets": offsets, "card": f[:, F_CARD], "captured": f[:, F_CAPTURED],
             "points": f[:, F_POINTS], "sur": f[:, F_SUR].astype(bool), "clubs": f[:, F_CLUBS],
             "num_actions": f[:, F_NACTS], "actions": acts}
@@ -199,9 +191,7 @@ def full_moves(engine_or_view: Engine | GameView, game: int = 0) -> list[Move]:
 
 def moves_of_view(view: GameView) -> list[list[Move]]:
     """:func:`full_moves` of every decision of ``view`` (one list per ``view.games``)."""
-    arr = move_arrays(view, view.games)
-    moves = _moves_from(arr)
-    return split_rows(arr["offsets"], lambda lo, hi: moves[lo:hi])
+    return per_decision(view, move_arrays, _moves_from)
 
 
 def choose_actions(view: GameView, choose: Callable[[list[Move]], Move]) -> np.ndarray:

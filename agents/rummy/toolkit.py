@@ -38,7 +38,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.rummy.plan import meld_points
-from agents.toolkit import MAX_ACTIONS, choose_with, engine_games, packed_rows, split_rows
+from agents.toolkit import (
+    MAX_ACTIONS,
+    ActionSequence,
+    choose_with,
+    engine_games,
+    packed_rows,
+    per_decision,
+)
 from pasur_env.core.bits import highest, lowest, popcount
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
@@ -73,7 +80,7 @@ NFACTS = 8
 
 
 @dataclass(frozen=True)
-class Option:
+class Option(ActionSequence):
     """One option of the mover at a decision.
 
     Attributes:
@@ -104,11 +111,6 @@ class Option:
     value: int
     goes_out: bool
     actions: tuple[int, ...]
-
-    @property
-    def action(self) -> int:
-        """The action due now: what an agent returns for this decision."""
-        return self.actions[0]
 
     def __str__(self) -> str:
         codes = " ".join(card_code(c) for c in self.cards)
@@ -305,10 +307,7 @@ def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] |
     ``goes_out``, ``num_actions`` and ``actions`` (rows padded with -1).
     """
     eng, idx = engine_games(engine_or_view, games, RummyEngine, "Persian Rummy")
-    offsets, f, acts = packed_rows(
-        lambda start, off, facts, a: _fill_options(eng.state, idx, eng.params, start, off,
-                                                   facts, a),
-        idx.shape[0], NFACTS, OPTION_BUF)
+    offsets, f, acts = packed_rows(_fill_options, eng, idx, NFACTS, OPTION_BUF)
     return {"offsets": offsets, "kind": f[:, F_KIND], "cards": f[:, F_CARDS],
             "card": f[:, F_CARD], "meld": f[:, F_MELD], "points": f[:, F_POINTS],
             "value": f[:, F_VALUE], "goes_out": f[:, F_OUT].astype(bool),
@@ -341,9 +340,7 @@ def turn_options(engine_or_view: RummyEngine | GameView, game: int = 0) -> list[
 
 def options_of_view(view: GameView) -> list[list[Option]]:
     """:func:`turn_options` of every decision of ``view`` (one list per ``view.games``)."""
-    arr = option_arrays(view, view.games)
-    options = _options_from(arr)
-    return split_rows(arr["offsets"], lambda lo, hi: options[lo:hi])
+    return per_decision(view, option_arrays, _options_from)
 
 
 def choose_actions(view: GameView, choose: Callable[[list[Option]], Option]) -> np.ndarray:
