@@ -34,3 +34,10 @@ def test_rummy_benchmark_pieces_run() -> None:
     from pasur_env import persian_rummy_v0
 
     assert bench_rummy.run_loop(persian_rummy_v0.env, 0.2, seed=0)[0] > 0
+
+
+def test_toolkit_benchmark_runs() -> None:
+    import bench_toolkit
+
+    rates = bench_toolkit.toolkit_rates(4, 0.01, 1)
+    assert all(r > 0 for game in rates.values() for r in game.values())
