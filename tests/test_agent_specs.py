@@ -250,6 +250,15 @@ def test_a_result_records_the_spec_and_the_sha256_of_its_file(folder: Path) -> N
     assert res["provenance"]["b"] == {"spec": "greedy", "origin": "built-in"}
 
 
+def test_an_exploitability_records_the_agents_file(folder: Path) -> None:
+    from agents.evaluation.exploitability import _TINY, exploitability
+
+    res = exploitability(_spec(folder, "MostCards"), **_TINY).to_json()
+    assert res["provenance"]["origin"] == "spec"
+    assert res["provenance"]["sha256"] == hashlib.sha256(
+        (folder / "my_agent.py").read_bytes()).hexdigest()
+
+
 # ---- the web table offers only the agents given at its start -------------------------------
 def test_serve_agent_offers_the_spec_at_its_games_tables(folder: Path, kept_registry) -> None:
     pytest.importorskip("fastapi")
