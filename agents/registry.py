@@ -361,8 +361,8 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def build_agent(spec: str | Policy, seed: int | None = None, game: str = "pasur") -> Policy:
     """:func:`make_agent` for a spec that may carry ``:key=value`` options."""
-    if not isinstance(spec, str):
-        return make_agent(spec, game=game, seed=seed)
+    if not isinstance(spec, str) or _registered(spec.strip(), _game(game)) is not None:
+        return make_agent(spec, game=game, seed=seed)  # a name may hold options (offer_spec)
     name, kwargs = parse_agent_spec(spec)
     return make_agent(name, game=game, seed=seed, **kwargs)
 

@@ -72,6 +72,14 @@ def make_most_cards(seed=None, last: bool = False):
 
 
 ANSWER = 42
+
+
+class RummyLast(Agent):
+    name = "rummylast"
+    game_ids = ("persian_rummy",)
+
+    def act(self, obs, mask, view):
+        return (mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)).astype(np.int64)
 '''
 
 
@@ -270,6 +278,7 @@ def test_serve_agent_offers_the_spec_at_its_games_tables(folder: Path, kept_regi
     assert registry.offer_spec(spec) == ("MostCards:last=true", ["pasur"])
     assert registry.agent_origins("pasur")["MostCards:last=true"] == f"spec {spec}"
     assert "MostCards:last=true" not in registry.agent_origins("persian_rummy")
+    assert build_agent("MostCards:last=true", seed=0).last is True  # as the tables build it
     client = TestClient(create_app(), base_url="http://localhost")
     offered = client.get("/api/setup").json()["games"]["pasur"]["offered"]
     assert "MostCards:last=true" in offered["2"] and "MostCards:last=true" in offered["4"]
@@ -279,6 +288,26 @@ def test_serve_agent_offers_the_spec_at_its_games_tables(folder: Path, kept_regi
     other = "my_agent.py:NoSeed"  # never offered: a request loads no code
     r = client.post("/api/games", json={"game": "pasur", "players": 2, "opponents": [other]})
     assert r.status_code in (400, 422) and "unknown agent" in r.text
+
+
+def test_serve_agent_offers_a_rummy_agent_at_the_rummy_table(folder: Path,
+                                                             kept_registry) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from agents.apps.web.app import create_app
+
+    assert registry.offer_spec(_spec(folder, "RummyLast")) == ("RummyLast", ["persian_rummy"])
+    client = TestClient(create_app(), base_url="http://localhost")
+    games = client.get("/api/setup").json()["games"]
+    assert "RummyLast" in games["persian_rummy"]["offered"]["4"]
+    assert "RummyLast" not in games["pasur"]["offered"]["2"]
+
+
+def test_pasur_eval_plays_a_rummy_agent_from_a_file(folder: Path) -> None:
+    res = evaluate(_spec(folder, "RummyLast"), "random", rounds=4, game="persian_rummy",
+                   progress=False)
+    assert res.rounds == 4 and res.provenance["a"]["class"] == "RummyLast"
 
 
 def test_serve_agent_refuses_a_spec_that_plays_none_of_the_games(folder: Path,
