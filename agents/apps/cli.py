@@ -10,6 +10,8 @@
     pasur play --game persian_rummy greedy --seat 1
     pasur demo --players 3
     pasur serve --port 8000
+    pasur eval ./my_agent.py:MostCards greedy --rounds 2000   # your own agent (docs/agents.md)
+    pasur serve --agent ./my_agent.py:MostCards               # offered at the web table
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur exploitability heuristic --preset mini     # exact best response, NashConv
     pasur agents
@@ -31,10 +33,11 @@ do not apply to the chosen game (``--players 3`` or ``--preset`` with Persian Ru
 are refused before anything runs, with exit code 2. Errors are one line under the
 command's name (``pasur eval: error: ...``), with "did you mean" for a misspelled name.
 
-Agent specs are registry names (``pasur agents`` lists them), optionally with
-options (``ismcts:budget=200``), or paths of saved models once a loader is
-registered. Rule flags go through ``--rule flag=value`` (``--rule target_score=31
-sur_points=3``; Persian Rummy: ``--rule deals=1 four_set_double=false``) and Pasur's
+Agent specs are registry names (``pasur agents`` lists them, with their games and
+origin), optionally with options (``ismcts:budget=200``), paths of saved models, or
+your own code: ``path/to/file.py:Class`` or ``package.module:Class``
+(:mod:`agents.specs`). Rule flags go through ``--rule flag=value`` (``--rule
+target_score=31 sur_points=3``; Persian Rummy: ``--rule deals=1 four_set_double=false``) and Pasur's
 ``--preset``. See docs/evaluation.md.
 """
 
