@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from typing import Any
@@ -95,8 +96,13 @@ def _game(game: str) -> str:
         for pattern, factory in row.loaders:
             register_loader(_matcher(pattern), _lazy(pattern, factory), game=gid)
         for name, obj, origin in _installed():
-            if gid in (getattr(obj, "game_ids", None) or (gid,)) and name not in _FACTORIES[gid]:
-                register(name, _code_factory(name, obj, gid), game=gid, origin=origin)
+            if gid not in (getattr(obj, "game_ids", None) or (gid,)):
+                continue
+            if name in _FACTORIES[gid]:  # a built-in keeps its name
+                warnings.warn(f"{ENTRY_POINT_GROUP} entry point {name!r} ({origin}) skipped: "
+                              f"{gid} already has an agent {name!r}", stacklevel=2)
+                continue
+            register(name, _code_factory(name, obj, gid), game=gid, origin=origin)
     return gid
 
 

@@ -337,7 +337,8 @@ def _dist(site: Path) -> None:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-agents\nVersion: 0.1\n",
                                    encoding="utf-8")
     (info / "entry_points.txt").write_text(
-        "[pasur_env.agents]\nmostcards = my_agents_pkg:MostCards\n", encoding="utf-8")
+        "[pasur_env.agents]\nmostcards = my_agents_pkg:MostCards\n"
+        "greedy = my_agents_pkg:MostCards\n", encoding="utf-8")  # a built-in's name: skipped
 
 
 @pytest.mark.parametrize("form", ["file", "module", "entry point"])
@@ -368,6 +369,8 @@ def test_pasur_agents_lists_games_and_origins(folder: Path) -> None:
     assert rows["greedy"].split()[1:] == ["pasur,", "persian_rummy", "built-in"]
     assert rows["heuristic"].split()[1:] == ["pasur", "built-in"]
     assert rows["mostcards"].split()[1:] == ["pasur", "entry", "point", "my-agents", "0.1"]
+    assert "pasur_env.agents entry point 'greedy' (entry point my-agents 0.1) skipped: pasur " \
+        "already has an agent 'greedy'" in r.stderr
 
 
 def test_a_bad_spec_on_the_command_line_is_one_line(folder: Path) -> None:
