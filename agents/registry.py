@@ -20,6 +20,14 @@ registered the first time the game is asked for:
 * both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
   Python search bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 
+A user's agent plays everywhere a built-in does: a spec ``path/to/file.py:Class`` or
+``package.module:Class`` (a class or a factory function; :mod:`agents.specs`) is built
+when no name or loader matches it, and an installed package registers named agents in
+the entry-point group ``pasur_env.agents`` (``name = "package.module:Class"``; the
+object's ``game_ids`` say for which games, none: every game), read with the games'
+own entry points (:func:`pasur_env.core.plugins.loaded_entry_points`).
+:func:`agent_origins` says where every name comes from.
+
 ::
 
     make_agent("runs/ppo/model.zip", seed=0)   # a PolicyAgent, playing deterministically
@@ -33,14 +41,18 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from typing import Any
 
 from agents.games import agent_game, resolve
+from agents.specs import ENTRY_POINT_GROUP, agent_failure, build_object, is_code_spec, load_code
+from agents.specs import provenance as _provenance
 from pasur_env.core.args import did_you_mean
+from pasur_env.core.plugins import loaded_entry_points
 from pasur_env.core.policy import CallablePolicy, Policy, RandomPolicy
-from pasur_env.games import DEFAULT_GAME, game_info
+from pasur_env.games import DEFAULT_GAME, GAME_IDS, game_info
 
 __all__ = [
     "make_agent",
@@ -54,6 +66,10 @@ __all__ = [
     "parse_agent_spec",
     "parse_value",
     "agent_label",
+    "agent_origins",
+    "agent_provenance",
+    "offer_spec",
+    "with_spec",
 ]
 
 Factory = Callable[..., Policy]
@@ -62,6 +78,10 @@ _FACTORIES: dict[str, dict[str, Factory]] = {}
 _LOADERS: dict[str, list[tuple[Callable[[str], bool], Factory]]] = {}
 #: registered agent names of each game (built-ins first)
 _NAMES: dict[str, list[str]] = {}
+#: where each name of each game comes from: built-in, entry point DIST VERSION, spec, ...
+_ORIGINS: dict[str, dict[str, str]] = {}
+#: the installed packages' agents (the entry-point group), read once: (name, object, origin)
+_INSTALLED: list[tuple[str, Any, str]] | None = None
 
 
 def _game(game: str) -> str:
@@ -70,12 +90,41 @@ def _game(game: str) -> str:
     gid = game_info(game).id
     if gid not in _NAMES:
         row = agent_game(gid)
-        _FACTORIES[gid], _LOADERS[gid], _NAMES[gid] = {}, [], []
+        _FACTORIES[gid], _LOADERS[gid], _NAMES[gid], _ORIGINS[gid] = {}, [], [], {}
         for name, factory in (("random", RandomPolicy), *row.agents):
-            register(name, _lazy(name, factory), game=gid)
+            register(name, _lazy(name, factory), game=gid, origin="built-in")
         for pattern, factory in row.loaders:
             register_loader(_matcher(pattern), _lazy(pattern, factory), game=gid)
+        for name, obj, origin in _installed():
+            if gid not in (getattr(obj, "game_ids", None) or (gid,)):
+                continue
+            if name in _FACTORIES[gid]:  # a built-in keeps its name
+                warnings.warn(f"{ENTRY_POINT_GROUP} entry point {name!r} ({origin}) skipped: "
+                              f"{gid} already has an agent {name!r}", stacklevel=2)
+                continue
+            register(name, _code_factory(name, obj, gid), game=gid, origin=origin)
     return gid
+
+
+def _installed() -> list[tuple[str, Any, str]]:
+    """The agents installed packages register (group ``pasur_env.agents``), read once."""
+    global _INSTALLED
+    if _INSTALLED is None:
+        _INSTALLED = []
+        for ep, obj in loaded_entry_points(ENTRY_POINT_GROUP):
+            dist = getattr(ep, "dist", None)
+            where = f"{dist.name} {dist.version}" if dist is not None else ep.value
+            _INSTALLED.append((ep.name, obj, f"entry point {where}"))
+    return _INSTALLED
+
+
+def _code_factory(spec: str, obj: Any, game: str) -> Factory:
+    """``factory(seed=..., **options)`` building the user's class or factory ``obj``
+    with its options checked (:func:`agents.specs.build_object`)."""
+    def build(seed: int | None = None, **options: Any) -> Policy:
+        return build_object(spec, obj, seed=seed, game=game, options=options)
+
+    return build
 
 
 def _lazy(name: str, factory: Factory | str) -> Factory:
@@ -97,9 +146,10 @@ def _matcher(pattern: str) -> Callable[[str], bool]:
 
 
 def register(name: str, factory: Factory, *, game: str = "pasur",
-             overwrite: bool = False) -> None:
+             overwrite: bool = False, origin: str = "registered") -> None:
     """Make ``make_agent(name, game=game, seed=..., **kwargs)`` call
-    ``factory(seed=..., **kwargs)``."""
+    ``factory(seed=..., **kwargs)``; ``origin`` is what ``pasur agents`` says it comes
+    from."""
     game = _game(game)
     if not isinstance(name, str) or not name:
         raise ValueError(f"agent name must be a non-empty string, got {name!r}")
@@ -108,6 +158,7 @@ def register(name: str, factory: Factory, *, game: str = "pasur",
     if name in _FACTORIES[game] and not overwrite:
         raise ValueError(f"agent {name!r} is already registered (pass overwrite=True)")
     _FACTORIES[game][name] = factory
+    _ORIGINS[game][name] = origin
     if name not in _NAMES[game]:
         _NAMES[game].append(name)
 
@@ -137,12 +188,14 @@ def known_agents(game: str = "pasur") -> list[str]:
 
 def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = None,
                **kwargs: Any) -> Policy:
-    """An agent of ``game`` from a registered name, a loadable path, or an existing policy.
+    """An agent of ``game`` from a registered name, a loadable path, a code spec
+    (``path/to/file.py:Class``, ``package.module:Class``) or an existing policy.
 
     A :class:`pasur_env.Policy` instance is returned as is (reseeded with
     ``reset(seed)`` when a seed is given; keyword arguments are not allowed then).
     Unknown names raise ``ValueError`` listing the game's agents; an unknown game
-    raises ``ValueError`` listing the games; bad keyword arguments raise ``TypeError``.
+    raises ``ValueError`` listing the games; bad keyword arguments raise ``TypeError``;
+    a code spec that does not build raises one naming it (:mod:`agents.specs`).
     """
     game = _game(game)
     if isinstance(spec, Policy):
@@ -154,16 +207,82 @@ def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = No
     if not isinstance(spec, str):
         raise TypeError(f"agent spec must be a name, a path or a Policy, got {type(spec).__name__}")
     key = spec.strip()
-    if key.lower() in _FACTORIES[game]:
-        return _with_options(key, _FACTORIES[game][key.lower()], seed=seed, **kwargs)
+    name = _registered(key, game)
+    if name is not None:
+        return _with_options(key, _FACTORIES[game][name], seed=seed, **kwargs)
     for predicate, factory in _LOADERS[game]:
         if predicate(key):
             return _with_options(key, factory, key, seed=seed, **kwargs)
+    if is_code_spec(key):
+        return build_object(key, load_code(key), seed=seed, game=game, options=kwargs)
     title = f"{game_info(game).title} " if agent_game(game).named else ""
+    dotted = ("; a class in a module is named module:Class, one in a file path/to/file.py:Class"
+              if "." in key and ":" not in key else "")
     raise ValueError(
         f"unknown {title}agent {spec!r}{did_you_mean(key.lower(), _NAMES[game])}; known "
-        f"agents: {', '.join(_NAMES[game])}"
+        f"agents: {', '.join(_NAMES[game])}{dotted}"
     )
+
+
+def _registered(spec: str, game: str) -> str | None:
+    """The registered name ``spec`` is (as typed, else in lower case), or None."""
+    for name in (spec, spec.lower()):
+        if name in _FACTORIES[game]:
+            return name
+    return None
+
+
+def agent_origins(game: str = "pasur") -> dict[str, str]:
+    """Every registered name of ``game`` and where it comes from (``built-in``,
+    ``entry point DIST VERSION``, ``spec SPEC`` for one offered with :func:`offer_spec`,
+    ``registered`` for :func:`register`)."""
+    gid = _game(game)
+    return {name: _ORIGINS[gid][name] for name in _NAMES[gid]}
+
+
+def agent_provenance(spec: str | Policy, agent: Any, game: str = "pasur") -> dict[str, Any]:
+    """Where the agent built from ``spec`` comes from, for a result's JSON: its spec and
+    origin and, unless it is a built-in, its source file and that file's SHA-256."""
+    gid = _game(game)
+    if not isinstance(spec, str):
+        return _provenance(agent_label(spec), agent, "instance")
+    name, _ = parse_agent_spec(spec)
+    registered = _registered(name.strip(), gid)
+    origin = (_ORIGINS[gid][registered] if registered is not None
+              else "spec" if is_code_spec(name) else "loader")
+    origin = "spec" if origin.startswith("spec ") else origin
+    return _provenance(spec.strip(), agent, origin)
+
+
+def offer_spec(spec: str, games: Any = None) -> tuple[str, list[str]]:
+    """Register the code spec ``spec`` (options included) for every game of ``games``
+    (default all) it can play, so the tables offer it (``pasur serve --agent SPEC``),
+    under a short name: its class or factory with the options (``MostCards:last=true``).
+    Returns the name and those games; ``ValueError`` naming the spec when it builds for
+    none of them (or at all), or when its name is another agent's."""
+    code, options = parse_agent_spec(spec)
+    if not is_code_spec(code):
+        raise ValueError(agent_failure(spec, "--agent takes a spec of your own agent, "
+                                       "path/to/file.py:Class or package.module:Class"))
+    obj = load_code(code)
+    name = code.rpartition(":")[2] + spec.strip()[len(code):]
+    fits, why = [], ""
+    for gid in games or GAME_IDS:
+        if _ORIGINS[_game(gid)].get(name, "spec") != "spec":
+            raise ValueError(agent_failure(spec, f"{name!r} is already the name of an agent "
+                                           f"({_ORIGINS[gid][name]}); rename the class"))
+        try:
+            build_object(spec, obj, seed=0, game=gid, options=options)
+        except ValueError as e:
+            why = str(e)
+            continue
+        factory = _code_factory(spec, obj, gid)
+        register(name, lambda seed=None, f=factory: f(seed=seed, **options),
+                 game=gid, overwrite=True, origin=f"spec {spec.strip()}")
+        fits.append(gid)
+    if not fits:
+        raise ValueError(why)
+    return name, fits
 
 
 #: Python's words for a keyword a callable does not take
@@ -248,8 +367,8 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def build_agent(spec: str | Policy, seed: int | None = None, game: str = "pasur") -> Policy:
     """:func:`make_agent` for a spec that may carry ``:key=value`` options."""
-    if not isinstance(spec, str):
-        return make_agent(spec, game=game, seed=seed)
+    if not isinstance(spec, str) or _registered(spec.strip(), _game(game)) is not None:
+        return make_agent(spec, game=game, seed=seed)  # a name may hold options (offer_spec)
     name, kwargs = parse_agent_spec(spec)
     return make_agent(name, game=game, seed=seed, **kwargs)
 
@@ -257,6 +376,13 @@ def build_agent(spec: str | Policy, seed: int | None = None, game: str = "pasur"
 def agent_label(spec: str | Policy) -> str:
     """Display name: the spec string, or the agent's ``name``."""
     return spec.strip() if isinstance(spec, str) else str(getattr(spec, "name", spec))
+
+
+def with_spec(role: str, spec: str | Policy) -> str:
+    """How a check names a seat (``agent A``, ``the agent at seat 1``): with the spec of a
+    user's agent (``agent A (./my_agent.py:MostCards)``), whose own name may say little."""
+    code = isinstance(spec, str) and is_code_spec(parse_agent_spec(spec)[0])
+    return f"{role} ({agent_label(spec)})" if code else role
 
 
 def as_agent(spec: Any, *, seed: int | None = None, game: str = "pasur") -> Policy:

@@ -10,6 +10,8 @@
     pasur play --game persian_rummy greedy --seat 1
     pasur demo --players 3
     pasur serve --port 8000
+    pasur eval ./my_agent.py:MostCards greedy --rounds 2000   # your own agent (docs/agents.md)
+    pasur serve --agent ./my_agent.py:MostCards               # offered at the web table
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur exploitability heuristic --preset mini     # exact best response, NashConv
     pasur agents
@@ -31,10 +33,11 @@ do not apply to the chosen game (``--players 3`` or ``--preset`` with Persian Ru
 are refused before anything runs, with exit code 2. Errors are one line under the
 command's name (``pasur eval: error: ...``), with "did you mean" for a misspelled name.
 
-Agent specs are registry names (``pasur agents`` lists them), optionally with
-options (``ismcts:budget=200``), or paths of saved models once a loader is
-registered. Rule flags go through ``--rule flag=value`` (``--rule target_score=31
-sur_points=3``; Persian Rummy: ``--rule deals=1 four_set_double=false``) and Pasur's
+Agent specs are registry names (``pasur agents`` lists them, with their games and
+origin), optionally with options (``ismcts:budget=200``), paths of saved models, or
+your own code: ``path/to/file.py:Class`` or ``package.module:Class``
+(:mod:`agents.specs`). Rule flags go through ``--rule flag=value`` (``--rule
+target_score=31 sur_points=3``; Persian Rummy: ``--rule deals=1 four_set_double=false``) and Pasur's
 ``--preset``. See docs/evaluation.md.
 """
 
@@ -131,8 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play_commands(sub)
     _add_web_commands(sub)
     _add_exploitability(sub)
-    ag = sub.add_parser("agents", help="list the registered agent names of a game")
-    add_game(ag)
+    ag = sub.add_parser("agents", help="list the agents: their games and where each comes from",
+                        description="List every registered agent name with the games it "
+                        "plays and where it comes from (built-in, the package of an entry "
+                        "point); your own agents play as specs, path/to/file.py:Class or "
+                        "package.module:Class (docs/agents.md).")
+    add_game(ag, repeat=True)
     _add_install_commands(sub)
     return parser
 
@@ -260,6 +267,10 @@ def _add_web_commands(sub: Any) -> None:
     sv.add_argument("--max-games", type=int, default=200, help="live games at most (200)")
     sv.add_argument("--idle-minutes", type=float, default=30.0,
                     help="forget games idle this long (30)")
+    sv.add_argument("--agent", action="append", default=[], metavar="SPEC", dest="agents",
+                    help="also offer your agent at the tables of the games it plays: "
+                    "path/to/file.py:Class or package.module:Class, options :key=value,... "
+                    "(repeatable; the page offers only agents given here or registered)")
     _add_limits(sv)
 
     rp = sub.add_parser(
@@ -464,7 +475,11 @@ def _serve(args: argparse.Namespace) -> int:
                  "with --allow-host" if args.host in ("0.0.0.0", "::") else ""),
               file=sys.stderr)
     from agents.apps.web.limits import Limits
+    from agents.registry import offer_spec
 
+    for spec in args.agents:  # loaded now, from the command line: a request never loads code
+        name, games = offer_spec(spec)
+        print(f"offering {spec} as {name} at the {', '.join(games)} tables", file=sys.stderr)
     limits = Limits(**{name: getattr(args, flag[2:].replace("-", "_")) * scale
                        for flag, name, scale, _ in _LIMIT_FLAGS})
     app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes,
@@ -504,9 +519,18 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _agents(args: argparse.Namespace) -> int:
-    from agents.registry import agent_names
+    from agents.registry import agent_origins
 
-    print("\n".join(agent_names(args.game)))
+    rows: dict[str, tuple[list[str], str]] = {}
+    for game in args.game or GAME_IDS:
+        for name, origin in agent_origins(game).items():
+            rows.setdefault(name, ([], origin))[0].append(game)
+    width = max(len(n) for n in rows) + 2
+    games = max(len(", ".join(g)) for g, _ in rows.values()) + 2
+    for name, (played, origin) in rows.items():
+        print(f"{name:<{width}}{', '.join(played):<{games}}{origin}")
+    print("\nyour own agents: path/to/file.py:Class or package.module:Class, options "
+          ":key=value,...; saved models: see docs/agents.md")
     return 0
 
 

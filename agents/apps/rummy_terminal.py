@@ -29,7 +29,7 @@ import numpy as np
 
 from agents.apps.terminal import Console, _Quit
 from agents.apps.web.rummy_table import RummyTable
-from agents.registry import agent_label, build_agent
+from agents.registry import agent_label, build_agent, with_spec
 from pasur_env.core.cards import with_symbols
 from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy, check_policy_fits
@@ -238,7 +238,8 @@ def watch_rummy(agents: str | Policy | Sequence[str | Policy] = "random", seed: 
         raise ValueError(f"give one agent for every seat or one per seat (4), got {len(specs)}")
     eng = RummyEngine(1, seed=seed, episode=episode, auto_reset=False)
     policies = [check_policy_fits(build_agent(a, seed=seed + s, game=eng.GAME_ID), eng.GAME_ID,
-                                  4, eng.obs_size, role=f"the agent at seat {s}")
+                                  4, eng.obs_size,
+                                  role=with_spec(f"the agent at seat {s}", a))
                 for s, a in enumerate(specs)]
     names = [f"player_{s} ({agent_label(a)})" for s, a in enumerate(specs)]
     out.write(f"Persian Rummy, seed {seed}: {', '.join(names)}; teams 0+2 and 1+3\n\n"

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 import numpy as np
 
 import pasur_env
-from agents.registry import agent_label, build_agent
+from agents.registry import agent_label, build_agent, with_spec
 from pasur_env.core.cards import with_symbols
 from pasur_env.core.loop import decide
 from pasur_env.core.policy import Policy, check_policy_fits
@@ -167,7 +167,7 @@ class HumanGame(Console):
             # an Agent instance is shared as is; specs build one agent per seat
             self.agents[s] = check_policy_fits(
                 build_agent(spec, seed=int(seeds[k])), self.engine.GAME_ID, players,
-                self.engine.obs_size, role=f"the agent at seat {s}")
+                self.engine.obs_size, role=with_spec(f"the agent at seat {s}", spec))
             self.labels[s] = agent_label(spec)
         options: dict[str, Any] = {}
         if deck is not None:

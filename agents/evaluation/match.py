@@ -41,7 +41,7 @@ from agents.evaluation.progress import Progress
 from agents.evaluation.results import EvalResult
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
 from agents.games import Setup, agent_game
-from agents.registry import agent_label, build_agent
+from agents.registry import agent_label, agent_provenance, build_agent, with_spec
 from pasur_env.core.args import check_seed
 from pasur_env.core.loop import DecisionClock, play
 from pasur_env.core.policy import Policy, check_policy_fits
@@ -166,7 +166,9 @@ class Match:
         game: str = "pasur",
     ) -> None:
         self.save_games, self.labels, self.game = save_games, labels, game
-        check_agents(agents, game, players, rule_flags, roles=("agent A", "agent B"))
+        check_agents(agents, game, players, rule_flags,
+                     roles=[with_spec(f"agent {side}", label)
+                            for side, label in zip("AB", labels, strict=True)])
         self.same = agents[0] is agents[1]
         self.policies = [agents[0]] if self.same else list(agents)
         self.players = players
@@ -456,4 +458,7 @@ def evaluate(
         match, rounds, games, mode, f"{labels[0]} vs {labels[1]}", progress, progress_file
     )
     seconds = time.perf_counter() - t0
-    return _result(match, tally or gtally, gtally, labels, seed, mode, spec.rules, seconds)
+    res = _result(match, tally or gtally, gtally, labels, seed, mode, spec.rules, seconds)
+    res.provenance = {"a": agent_provenance(a, agent_a, spec.game),
+                      "b": agent_provenance(b, agent_b, spec.game)}
+    return res

@@ -68,6 +68,9 @@ class EvalResult:
     decisions_per_s: float = 0.0
     agent_decisions: dict[str, int] = field(default_factory=dict)
     seconds_per_decision: dict[str, float] = field(default_factory=dict)
+    #: where A and B come from (``{"a": {...}, "b": {...}}``: spec, origin and, for a
+    #: user's agent, its source file and SHA-256; :func:`agents.registry.agent_provenance`)
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
     group_diff_sum: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     group_win_sum: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
     group_rounds: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
@@ -127,6 +130,8 @@ class EvalResult:
             agent_decisions=dict(self.agent_decisions),
             seconds_per_decision={k: json_number(v) for k, v in self.seconds_per_decision.items()},
         )
+        if self.provenance:
+            out["provenance"] = {k: dict(v) for k, v in self.provenance.items()}
         extra = agent_game(self.game).json_extra  # keys older results were written with
         if extra is not None:
             out.update({k: [json_number(x) for x in v] if isinstance(v, (list, tuple))

@@ -30,12 +30,12 @@ import importlib
 import re
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Generic, TypeVar, overload
 
 from pasur_env.core.args import did_you_mean
 
-__all__ = ["PluginTable", "load_object", "GAME_ID"]
+__all__ = ["PluginTable", "load_object", "loaded_entry_points", "GAME_ID"]
 
 T = TypeVar("T")
 
@@ -50,6 +50,20 @@ def load_object(path: str) -> Any:
     for part in name.split(".") if name else ():
         obj = getattr(obj, part)
     return obj
+
+
+def loaded_entry_points(group: str) -> Iterator[tuple[EntryPoint, Any]]:
+    """The entry points of ``group`` in the installed distributions, by name, each with
+    the object it names; one that fails to load is skipped with a warning naming it (one
+    broken plug-in must not stop the rest)."""
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+        try:
+            obj = ep.load()
+        except Exception as e:  # noqa: BLE001 - said, then skipped
+            warnings.warn(f"{group} entry point {ep.name!r} ({ep.value}) did not load: "
+                          f"{type(e).__name__}: {e}", stacklevel=3)
+            continue
+        yield ep, obj
 
 
 class _Ids(Sequence[str]):
@@ -108,13 +122,7 @@ class PluginTable(Mapping[str, T], Generic[T]):
             self._loaded = True  # set first: a row's module may look the table up
             for module in self.builtin:
                 self._add(getattr(importlib.import_module(module), self.attribute), False)
-            for ep in sorted(entry_points(group=self.group), key=lambda e: e.name):
-                try:
-                    row = ep.load()
-                except Exception as e:  # noqa: BLE001 - one broken plug-in must not stop the rest
-                    warnings.warn(f"{self.group} entry point {ep.name!r} ({ep.value}) did not "
-                                  f"load: {type(e).__name__}: {e}", stacklevel=2)
-                    continue
+            for _, row in loaded_entry_points(self.group):
                 self._add(row, False)
         return self._rows
 

@@ -45,11 +45,13 @@ _T = TypeVar("_T")
 
 
 def check_agent_name(name: str, game: str = "pasur") -> str:
-    """A registered agent name of ``game``; anything else (a path, an unknown name) raises."""
+    """A registered agent name of ``game`` (as registered, else in lower case); anything
+    else (a path, a code spec, an unknown name) raises: a request never loads code."""
     names = agent_names(game)
-    if not isinstance(name, str) or name.strip().lower() not in names:
-        raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(names)}")
-    return name.strip().lower()
+    for known in (name.strip(), name.strip().lower()) if isinstance(name, str) else ():
+        if known in names:
+            return known
+    raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(names)}")
 
 
 def new_seed() -> int:
