@@ -20,7 +20,9 @@ Any status other than 200/201/204, and any transport error, counts as an error.
 
     python benchmarks/bench_web.py --games 50 --seconds 120 --churn 1000
     python benchmarks/bench_web.py --games 4 --seconds 10 --churn 20   # a smoke run
-    python benchmarks/bench_web.py --agents random,greedy,heuristic,pasur:ismcts,ppo,pasur:net,net-ismcts,rollout
+    # the agents of both games but Persian Rummy's ismcts and net
+    python benchmarks/bench_web.py --agents random,greedy,heuristic,rollout,ppo,net-ismcts,\
+pasur:ismcts,pasur:net
 """
 
 from __future__ import annotations
