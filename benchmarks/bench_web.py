@@ -15,14 +15,13 @@ kernels and models loaded), after ``--churn`` games are created and deleted one 
 another, and at the end. The server's CPU time (user + system, from ``/proc``) over the
 timed run, per move, is less sensitive than the latencies to other processes on the
 machine: compare it between checkouts when the machine is not quiet. ``--agents`` keeps
-only the named agents at every table (to compare checkouts that offer different agents).
+only the named agents (``NAME`` at every table, ``GAME:NAME`` at that game's), to compare
+checkouts that offer different agents.
 Any status other than 200/201/204, and any transport error, counts as an error.
 
     python benchmarks/bench_web.py --games 50 --seconds 120 --churn 1000
     python benchmarks/bench_web.py --games 4 --seconds 10 --churn 20   # a smoke run
-    # the agents of both games but Persian Rummy's ismcts and net
-    python benchmarks/bench_web.py --agents random,greedy,heuristic,rollout,ppo,net-ismcts,\
-pasur:ismcts,pasur:net
+    python benchmarks/bench_web.py --agents random,greedy,rollout,pasur:ismcts,pasur:net
 """
 
 from __future__ import annotations
