@@ -14,7 +14,8 @@ warm-up (one game per table kind and agent to its first moves, untimed: compiled
 kernels and models loaded), after ``--churn`` games are created and deleted one after
 another, and at the end. The server's CPU time (user + system, from ``/proc``) over the
 timed run, per move, is less sensitive than the latencies to other processes on the
-machine: compare it between checkouts when the machine is not quiet. ``--agents`` keeps
+machine: compare it between checkouts when the machine is not quiet (the clients' CPU
+time per move, mostly reading the answers, shares the machine too). ``--agents`` keeps
 only the named agents (``NAME`` at every table, ``GAME:NAME`` at that game's), to compare
 checkouts that offer different agents.
 Any status other than 200/201/204, and any transport error, counts as an error.
@@ -195,12 +196,13 @@ def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int,
                     out["errors"].append(f"transport: {e!r}")
 
         threads = [threading.Thread(target=one, args=(k,)) for k in range(games)]
-        t0, cpu0 = time.perf_counter(), cpu_seconds(proc.pid)
+        t0, cpu0, mine0 = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=seconds + 900)
         wall, cpu = time.perf_counter() - t0, cpu_seconds(proc.pid) - cpu0
+        clients = time.process_time() - mine0
         rss["at the end"] = rss_mb(proc.pid)
     finally:
         proc.terminate()
@@ -215,6 +217,7 @@ def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int,
             "seconds": round(wall, 1), "moves_per_s": round(len(every) / wall, 1),
             "server_cpu_s": round(cpu, 1),
             "server_cpu_ms_per_move": round(1000 * cpu / max(len(every), 1), 2),
+            "client_cpu_ms_per_move": round(1000 * clients / max(len(every), 1), 2),
             "latency": rows, "rss_mb": rss, "finished_games": out["finished"],
             "errors": len(out["errors"]), "first_errors": out["errors"][:5]}
 
@@ -240,7 +243,8 @@ def main() -> None:
     print(f"{r['games']} games over {', '.join(r['kinds'])}; agents: {', '.join(r['agents'])}")
     print(f"{r['seconds']} s, {r['moves_per_s']} moves/s, {r['finished_games']} games finished, "
           f"{r['errors']} errors {r['first_errors'] or ''}")
-    print(f"server CPU: {r['server_cpu_s']} s, {r['server_cpu_ms_per_move']} ms per move")
+    print(f"server CPU: {r['server_cpu_s']} s, {r['server_cpu_ms_per_move']} ms per move; "
+          f"the clients' (reading the answers): {r['client_cpu_ms_per_move']} ms per move")
     print("| table | moves | p50 ms | p95 ms | p99 ms |\n|---|---:|---:|---:|---:|")
     for kind, row in r["latency"].items():
         print(f"| {kind} | {row['moves']:,} | {row['p50_ms']} | {row['p95_ms']} | "
