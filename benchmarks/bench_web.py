@@ -9,7 +9,9 @@ turn from the agents that table offers, so every agent (``ppo`` at 2-player tabl
 round sheets, until the game ends or the time is up. Every ``move`` request is timed
 from the client's side (it includes the agents' answers).
 
-The server's resident memory (RSS, from ``/proc``) is read after it starts, after a
+Every kernel is compiled first (``pasur warmup``, in its own process; ``--no-warmup``
+leaves it to the server, which then holds the compiler's memory and stalls while it
+compiles). The server's resident memory (RSS, from ``/proc``) is read after it starts, after a
 warm-up (one game per table kind and agent to its first moves, untimed: compiled
 kernels and models loaded), after ``--churn`` games are created and deleted one after
 another, and at the end. The server's CPU time (user + system, from ``/proc``) over the
@@ -67,6 +69,17 @@ def cpu_seconds(pid: int) -> float:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return float("nan")
+
+
+def compile_kernels() -> float:
+    """``pasur warmup`` in its own process: every kernel compiled into the cache before
+    the server starts (seconds taken; quick when the cache is warm). A server that
+    compiles holds the compiler's memory from then on, and stalls every request while
+    it compiles: the figures would measure the compiler, not the server."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "agents.apps.cli", "warmup"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
 
 
 def start_server(port: int, max_games: int) -> subprocess.Popen:
@@ -173,7 +186,8 @@ def pct(lat: list[float], q: float) -> float:
 
 
 def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int,
-        agents: list[str] | None = None) -> dict:
+        agents: list[str] | None = None, warmup: bool = True) -> dict:
+    compiled = round(compile_kernels(), 1) if warmup else None
     port = free_port()
     proc = start_server(port, max_games=max(200, games + 10))
     base = f"http://127.0.0.1:{port}"
@@ -212,7 +226,7 @@ def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int,
                    "p99_ms": pct(v, 0.99)} for kind, v in sorted(out["latency"].items())}
     rows["all"] = {"moves": len(every), "p50_ms": pct(every, 0.5), "p95_ms": pct(every, 0.95),
                    "p99_ms": pct(every, 0.99)}
-    return {"games": games, "kinds": [f"{g} {p}p" for g, p, _ in kinds],
+    return {"games": games, "kinds": [f"{g} {p}p" for g, p, _ in kinds], "warmup_s": compiled,
             "agents": sorted({a for *_, offered in kinds for a in offered}),
             "seconds": round(wall, 1), "moves_per_s": round(len(every) / wall, 1),
             "server_cpu_s": round(cpu, 1),
@@ -236,10 +250,16 @@ def main() -> None:
     ap.add_argument("--agents", help="comma-separated agents: only these sit at the tables, "
                     "NAME at every game's, GAME:NAME at that game's (default: every agent "
                     "each table offers)")
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false",
+                    help="start the server without compiling the kernels first "
+                    "(`pasur warmup`): with an empty cache it compiles them itself")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args()
     agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agents else None
-    r = run(args.games, args.seconds, args.churn, args.rummy, args.target_score, agents)
+    r = run(args.games, args.seconds, args.churn, args.rummy, args.target_score, agents,
+            args.warmup)
+    if r["warmup_s"] is not None:
+        print(f"kernels compiled first (pasur warmup): {r['warmup_s']} s")
     print(f"{r['games']} games over {', '.join(r['kinds'])}; agents: {', '.join(r['agents'])}")
     print(f"{r['seconds']} s, {r['moves_per_s']} moves/s, {r['finished_games']} games finished, "
           f"{r['errors']} errors {r['first_errors'] or ''}")
