@@ -9,14 +9,22 @@ turn from the agents that table offers, so every agent (``ppo`` at 2-player tabl
 round sheets, until the game ends or the time is up. Every ``move`` request is timed
 from the client's side (it includes the agents' answers).
 
-The server's resident memory (RSS, from ``/proc``) is read after it starts, after a
+Every kernel is compiled first (``pasur warmup``, in its own process; ``--no-warmup``
+leaves it to the server, which then holds the compiler's memory and stalls while it
+compiles). The server's resident memory (RSS, from ``/proc``) is read after it starts, after a
 warm-up (one game per table kind and agent to its first moves, untimed: compiled
 kernels and models loaded), after ``--churn`` games are created and deleted one after
-another, and at the end. Any status
-other than 200/201/204, and any transport error, counts as an error.
+another, and at the end. The server's CPU time (user + system, from ``/proc``) over the
+timed run, per move, is less sensitive than the latencies to other processes on the
+machine: compare it between checkouts when the machine is not quiet (the clients' CPU
+time per move, mostly reading the answers, shares the machine too). ``--agents`` keeps
+only the named agents (``NAME`` at every table, ``GAME:NAME`` at that game's), to compare
+checkouts that offer different agents.
+Any status other than 200/201/204, and any transport error, counts as an error.
 
     python benchmarks/bench_web.py --games 50 --seconds 120 --churn 1000
     python benchmarks/bench_web.py --games 4 --seconds 10 --churn 20   # a smoke run
+    python benchmarks/bench_web.py --agents random,greedy,rollout,pasur:ismcts,pasur:net
 """
 
 from __future__ import annotations
@@ -53,6 +61,27 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` in seconds (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def compile_kernels() -> float:
+    """``pasur warmup`` in its own process: every kernel compiled into the cache before
+    the server starts (seconds taken; quick when the cache is warm). A server that
+    compiles holds the compiler's memory from then on, and stalls every request while
+    it compiles: the figures would measure the compiler, not the server."""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "agents.apps.cli", "warmup"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
 def start_server(port: int, max_games: int) -> subprocess.Popen:
     cmd = [sys.executable, "-m", "agents.apps.cli", "serve", "--port", str(port),
            "--max-games", str(max_games)]
@@ -69,12 +98,20 @@ def start_server(port: int, max_games: int) -> subprocess.Popen:
     raise RuntimeError("the server did not start: " + proc.stderr.read().decode()[-2000:])
 
 
-def table_kinds(setup: dict[str, Any], rummy: bool) -> list[tuple[str, int, list[str]]]:
-    """(game, players, offered agents) of every table kind the benchmark mixes."""
+def table_kinds(setup: dict[str, Any], rummy: bool,
+                agents: list[str] | None = None) -> list[tuple[str, int, list[str]]]:
+    """(game, players, offered agents) of every table kind the benchmark mixes (only
+    ``agents`` among them, when given: a name, or ``game:name`` for that game's tables)."""
     games = setup.get("games", {"pasur": {"players": [2, 3, 4], "offered": setup["offered"]}})
     kinds = [("pasur", p, games["pasur"]["offered"][str(p)]) for p in (2, 3, 4)]
     if rummy and "persian_rummy" in games:
         kinds.append(("persian_rummy", 4, games["persian_rummy"]["offered"]["4"]))
+    if agents:
+        kinds = [(g, p, [a for a in offered if a in agents or f"{g}:{a}" in agents])
+                 for g, p, offered in kinds]
+        empty = [f"{g} {p}p" for g, p, offered in kinds if not offered]
+        if empty:
+            raise SystemExit(f"--agents leaves no agent at {', '.join(empty)}")
     return kinds
 
 
@@ -148,7 +185,9 @@ def pct(lat: list[float], q: float) -> float:
     return round(1000 * lat[min(len(lat) - 1, int(q * len(lat)))], 1) if lat else float("nan")
 
 
-def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int) -> dict:
+def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int,
+        agents: list[str] | None = None, warmup: bool = True) -> dict:
+    compiled = round(compile_kernels(), 1) if warmup else None
     port = free_port()
     proc = start_server(port, max_games=max(200, games + 10))
     base = f"http://127.0.0.1:{port}"
@@ -156,7 +195,7 @@ def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int) 
     try:
         rss = {"after start": rss_mb(proc.pid)}
         setup = httpx.get(f"{base}/api/setup", timeout=60).json()
-        kinds = table_kinds(setup, rummy)
+        kinds = table_kinds(setup, rummy, agents)
         warm_up(base, kinds, out)
         rss["after warm-up"] = rss_mb(proc.pid)
         churn(base, churn_games, out)
@@ -171,12 +210,13 @@ def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int) 
                     out["errors"].append(f"transport: {e!r}")
 
         threads = [threading.Thread(target=one, args=(k,)) for k in range(games)]
-        t0 = time.perf_counter()
+        t0, cpu0, mine0 = time.perf_counter(), cpu_seconds(proc.pid), time.process_time()
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=seconds + 900)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, cpu_seconds(proc.pid) - cpu0
+        clients = time.process_time() - mine0
         rss["at the end"] = rss_mb(proc.pid)
     finally:
         proc.terminate()
@@ -186,9 +226,12 @@ def run(games: int, seconds: float, churn_games: int, rummy: bool, target: int) 
                    "p99_ms": pct(v, 0.99)} for kind, v in sorted(out["latency"].items())}
     rows["all"] = {"moves": len(every), "p50_ms": pct(every, 0.5), "p95_ms": pct(every, 0.95),
                    "p99_ms": pct(every, 0.99)}
-    return {"games": games, "kinds": [f"{g} {p}p" for g, p, _ in kinds],
+    return {"games": games, "kinds": [f"{g} {p}p" for g, p, _ in kinds], "warmup_s": compiled,
             "agents": sorted({a for *_, offered in kinds for a in offered}),
             "seconds": round(wall, 1), "moves_per_s": round(len(every) / wall, 1),
+            "server_cpu_s": round(cpu, 1),
+            "server_cpu_ms_per_move": round(1000 * cpu / max(len(every), 1), 2),
+            "client_cpu_ms_per_move": round(1000 * clients / max(len(every), 1), 2),
             "latency": rows, "rss_mb": rss, "finished_games": out["finished"],
             "errors": len(out["errors"]), "first_errors": out["errors"][:5]}
 
@@ -204,12 +247,24 @@ def main() -> None:
                     help="Pasur games' target score (default 31: a few rounds)")
     ap.add_argument("--no-rummy", dest="rummy", action="store_false",
                     help="leave Persian Rummy tables out")
+    ap.add_argument("--agents", help="comma-separated agents: only these sit at the tables, "
+                    "NAME at every game's, GAME:NAME at that game's (default: every agent "
+                    "each table offers)")
+    ap.add_argument("--no-warmup", dest="warmup", action="store_false",
+                    help="start the server without compiling the kernels first "
+                    "(`pasur warmup`): with an empty cache it compiles them itself")
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args()
-    r = run(args.games, args.seconds, args.churn, args.rummy, args.target_score)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.agents else None
+    r = run(args.games, args.seconds, args.churn, args.rummy, args.target_score, agents,
+            args.warmup)
+    if r["warmup_s"] is not None:
+        print(f"kernels compiled first (pasur warmup): {r['warmup_s']} s")
     print(f"{r['games']} games over {', '.join(r['kinds'])}; agents: {', '.join(r['agents'])}")
     print(f"{r['seconds']} s, {r['moves_per_s']} moves/s, {r['finished_games']} games finished, "
           f"{r['errors']} errors {r['first_errors'] or ''}")
+    print(f"server CPU: {r['server_cpu_s']} s, {r['server_cpu_ms_per_move']} ms per move; "
+          f"the clients' (reading the answers): {r['client_cpu_ms_per_move']} ms per move")
     print("| table | moves | p50 ms | p95 ms | p99 ms |\n|---|---:|---:|---:|---:|")
     for kind, row in r["latency"].items():
         print(f"| {kind} | {row['moves']:,} | {row['p50_ms']} | {row['p95_ms']} | "

@@ -28,6 +28,15 @@ def test_svg_shows_only_what_the_viewer_sees() -> None:
     assert {int(c) for c in re.findall(r'data-card="(\d+)"', everything)} >= set(eng.hand(0, 0))
 
 
+def test_svg_names_its_font_once() -> None:
+    """The font is an attribute of the document, which its texts inherit: a table's
+    drawing (sent with every view of the web table) does not repeat it a hundred times."""
+    eng = Engine(1, seed=4, num_players=4)
+    svg = to_svg(table_scene(eng, 0, viewer=0))
+    assert svg.count("<text") > 20 and svg.count("font-family=") == 1
+    assert re.match(r'<svg [^>]*font-family="DejaVu Sans, Verdana, sans-serif"', svg)
+
+
 def test_seats_sit_around_the_table_and_the_last_move_is_drawn() -> None:
     assert places(4, 1) == {1: "bottom", 2: "left", 3: "top", 0: "right"}  # partner opposite
     assert places(2, 0) == {0: "bottom", 1: "top"}

@@ -230,15 +230,22 @@ def _svg_item(item: Any) -> str:
                 f'fill="{item.fill}"/>')
     weight = ' font-weight="bold"' if item.bold else ""
     return (f'<text x="{item.x:.1f}" y="{item.y:.1f}" font-size="{item.size:.0f}" '
-            f'font-family="DejaVu Sans, Verdana, sans-serif" fill="{item.fill}" '
-            f'text-anchor="{item.anchor}"{weight}>{escape(item.text)}</text>')
+            f'fill="{item.fill}" text-anchor="{item.anchor}"{weight}>'
+            f'{escape(item.text)}</text>')
+
+
+#: the font of every text of a drawing, set once on the document (its texts inherit it)
+FONT = "DejaVu Sans, Verdana, sans-serif"
 
 
 def to_svg(scene: Scene) -> str:
-    """The scene as an SVG document (a string)."""
+    """The scene as an SVG document (a string). The font is named once, on the
+    document, not on each text: a table's drawing has a hundred texts and is sent with
+    every view of the web table."""
     body = "".join(_svg_item(i) for i in scene.items)
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {scene.width} '
-            f'{scene.height}" width="{scene.width}" height="{scene.height}">'
+            f'{scene.height}" width="{scene.width}" height="{scene.height}" '
+            f'font-family="{FONT}">'
             f'<rect width="100%" height="100%" fill="{scene.background}"/>{body}</svg>')
 
 

@@ -403,13 +403,17 @@ class PasurTable(TableGame):
         ``layout`` (the page animates them in turn); older pictures are dropped."""
         start = self._news()
         self.pictures = {k: v for k, v in self.pictures.items() if k > start}
-        drawn: dict[int, str] = {}  # a move and the round's end it made share a picture
+        shared: dict[int, str] = {}  # a move and the round's end it made share a picture
         out = []
         for e in self.events[start:]:
-            pic = self.pictures.get(e.data["seq"])
-            if pic is not None and id(pic) not in drawn:
-                drawn[id(pic)] = self._picture(layout, engine=pic[0], last=pic[1])
-            out.append({"kind": e.kind, **e.data, "svg": drawn.get(id(pic)) if pic else None})
+            seq, svg = e.data["seq"], None
+            pic = self.pictures.get(seq)
+            if pic is not None:
+                if id(pic) not in shared:
+                    shared[id(pic)] = self.drawn(("event", seq, layout), lambda p=pic: (
+                        self._picture(layout, engine=p[0], last=p[1])))
+                svg = shared[id(pic)]
+            out.append({"kind": e.kind, **e.data, "svg": svg})
         return out
 
     def view(self, layout: str = "narrow") -> dict[str, Any]:
@@ -444,5 +448,6 @@ class PasurTable(TableGame):
             "log": [{"kind": e.kind, **e.data} for e in self.events[-self.LOG_LENGTH:]],
             "result": self.record.result if self.over else None,
             "target": self.rules.target_score,
-            "svg": self._picture(layout, {c: LEGAL_RING for c in opts}),
+            "svg": self.drawn(("table", layout),
+                              lambda: self._picture(layout, dict.fromkeys(opts, LEGAL_RING))),
         }  # fmt: skip

@@ -17,10 +17,13 @@ from the pile (public), the legal actions grouped for the page, the moves since 
 last request (``events``), the whole log numbered by round and move, the round's
 score sheet and the winner, and the table drawn for that seat (``svg``: Pasur's drawing
 style, :func:`pasur_env.rummy.drawing.rummy_table_scene`, in the layout the page asks
-for; each event with the table after it, so the page can show the agents' moves one at
-a time). Never another hand or the stock order: the stock cards drawn by others are not
-named or drawn anywhere. The terminal play (``pasur play --game
-persian_rummy``, :mod:`agents.apps.terminal`) runs on this same class.
+for; each agent's move with the table after it, so the page can show the agents' moves
+one at a time; the person's own moves have no picture, the page does not show them
+again). Each picture is drawn when it is first sent, once per state of the game
+(:meth:`~agents.apps.web.sessions.TableGame.drawn`). Never another hand or the stock
+order: the stock cards drawn by others are not named or drawn anywhere. The terminal
+play (``pasur play --game persian_rummy``, :mod:`agents.apps.terminal`) runs on this
+same class.
 """
 
 from __future__ import annotations
@@ -231,10 +234,11 @@ class RummyTable(TableGame):
         if info.round_end[0]:  # the round's final position, before the next deal
             probe.params = self.rules.as_params(episode_round=True)
             probe.step(np.array([action], dtype=np.int64))
-        if data is not None:  # the table after it, for the page to show the move
+        if data is not None:
             self.move_no += 1
             self._log("move", {"seat": seat, **data})
-            after = probe if info.round_end[0] else eng.copy()
+        if data is not None and seat != self.human:  # the table after an agent's move,
+            after = probe if info.round_end[0] else eng.copy()  # for the page to show it
             self.frames[len(self.events)] = (after, self._last_of(self.events[-1].data),
                                              tuple(self.meld_team))
         if info.round_end[0]:
@@ -506,7 +510,8 @@ class RummyTable(TableGame):
     def view(self, layout: str = "narrow") -> dict[str, Any]:
         """Everything the person's seat may know (module docstring), the table drawn in
         ``layout`` (``narrow``, ``wide``); the events since the last request are sent
-        once, each with the table after it."""
+        once, each agent's move with the table after it (``svg``; None for the
+        person's own moves)."""
         eng, st = self.engine, self.engine.state[0]
         phase, step = self._phase()
         new, self.seen = self.events[self.seen:], len(self.events)
@@ -528,7 +533,8 @@ class RummyTable(TableGame):
             "melds": self._melds(), "seats": self._seats(),
             "scores": [int(x) for x in eng.scores[0]],
             "on_table": [_value(c) for c in credit],
-            "legal": legal, "svg": self._picture(layout, legal),
+            "legal": legal, "svg": self.drawn(("table", layout),
+                                              lambda: self._picture(layout, legal)),
             "events": shown, "log": [{**e.data} for e in self.events],
             "sheet": self.sheet, "result": self.record.result if self.over else None,
             "winner": self.winner(),

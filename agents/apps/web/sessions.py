@@ -125,6 +125,8 @@ class TableGame(ABC):
     #: the round's summary while it waits to be closed (None otherwise)
     sheet: Any = None
     version: int = 1
+    #: the pictures drawn at one state: (that state, {key: SVG}) (:meth:`drawn`)
+    _drawings: tuple[tuple[Any, ...], dict[tuple[Any, ...], str]] | None = None
 
     @classmethod
     def from_form(cls, form: dict[str, Any] | StartForm, seed: int | None = None) -> TableGame:
@@ -241,6 +243,27 @@ class TableGame(ABC):
         memory bound adds these up."""
         return 64 * 1024
 
+    def drawn(self, key: tuple[Any, ...], draw: Callable[[], str]) -> str:
+        """``draw()``, a picture of the table (SVG), drawn once per state of the game:
+        asked again for the same ``key`` (what is drawn, the layout) before anything
+        changes (a reload, a second tab), it is not drawn again.
+
+        The pictures kept are those of one state, the one named by :meth:`_drawn_state`
+        (the version, the actions played, whether a round's summary waits): any
+        change, through :meth:`apply` or not, leaves them behind, so a picture is
+        never older than the table."""
+        state = self._drawn_state()
+        cache = self._drawings
+        if cache is None or cache[0] != state:
+            cache = self._drawings = (state, {})
+        if key not in cache[1]:
+            cache[1][key] = draw()
+        return cache[1][key]
+
+    def _drawn_state(self) -> tuple[Any, ...]:
+        """What names the table's state for :meth:`drawn`."""
+        return (self.version, len(self.record.actions), self.sheet is None, self.over)
+
     def apply(self, change: Callable[[], Any], version: int | None = None) -> Any:
         """Run ``change`` (a move, closing a summary) all or nothing.
 
@@ -252,6 +275,7 @@ class TableGame(ABC):
             raise StaleMove(f"this move was made against version {version} of the game, "
                             f"which is now at version {self.version}: reload the game")
         snap = self.snapshot()
+        self._drawings = None  # the pictures of the state it leaves
         try:
             out = change()
         except BaseException:
