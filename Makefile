@@ -87,7 +87,7 @@ PORT ?= 8000
 # One BLAS thread: the networks' small products gain nothing from more, whose threads
 # spin while the server's own wait for the cores (docs/web.md, Limits).
 serve: venv
-	OPENBLAS_NUM_THREADS=1 $(BIN)/pasur serve --host 127.0.0.1 --port $(PORT)
+	$(BIN)/pasur serve --host 127.0.0.1 --port $(PORT)
 
 # Debian's Chromium for the browser tests (Playwright cannot download its own browser).
 chromium:

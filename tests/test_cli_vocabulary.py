@@ -216,6 +216,27 @@ def test_a_busy_port_says_to_choose_another(capsys) -> None:
     assert "Errno" not in line
 
 
+def test_serve_holds_blas_to_the_threads_asked(monkeypatch, capsys) -> None:
+    """The server's many small network products run on one BLAS thread by default (a
+    thread pool made them several times slower under concurrent games)."""
+    uvicorn = pytest.importorskip("uvicorn")
+    from threadpoolctl import threadpool_info
+
+    seen: list[list[int]] = []
+
+    def fake_run(app, **kw) -> None:  # noqa: ANN001
+        seen.append([p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"])
+
+    monkeypatch.setattr(uvicorn, "run", fake_run)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["serve", "--port", str(port)]) == 0
+    assert seen and all(n == 1 for n in seen[0])
+    assert main(["serve", "--blas-threads", "0"]) == 2
+    assert "--blas-threads must be at least 1" in _one_line(capsys, "serve")
+
+
 def test_replaying_an_eval_result_says_it_is_not_a_record(tmp_path, capsys) -> None:
     result = tmp_path / "ev.json"
     assert main(["eval", "greedy", "random", "--rounds", "4", "--json", str(result)]) == 0

@@ -307,6 +307,9 @@ def _add_limits(sv: argparse.ArgumentParser) -> None:
     sv.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                     help="also answer requests for this Host name (repeat; default: "
                     "localhost names and the --host address)")
+    sv.add_argument("--blas-threads", type=int, default=1, metavar="N",
+                    help="threads of numpy's BLAS (default 1: the networks' small products, "
+                    "many at once from concurrent games, run slower on a thread pool)")
 
 
 def _text_stream(args: argparse.Namespace) -> Any:
@@ -463,8 +466,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    if args.blas_threads < 1:
+        raise ValueError(f"--blas-threads must be at least 1, got {args.blas_threads}")
     try:
         import uvicorn
+        from threadpoolctl import threadpool_limits
 
         from agents.apps.web.app import create_app
     except ImportError as e:
@@ -485,7 +491,8 @@ def _serve(args: argparse.Namespace) -> int:
     app = create_app(max_games=args.max_games, idle_seconds=60 * args.idle_minutes,
                      limits=limits, host=args.host, allow_hosts=args.allow_host)
     _check_port(args.host, args.port)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    with threadpool_limits(limits=args.blas_threads, user_api="blas"):
+        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 
 
