@@ -10,7 +10,7 @@ decisions; build them by name with :func:`make_agent` (``random``, ``greedy``,
 ``heuristic``, ``ismcts``, ``ppo``, or a saved ``model.zip``). See docs/agents.md.
 """
 
-from agents.base import Agent
+from agents.core.base import Agent
 from agents.learned.sb3 import PolicyAgent, policy_snapshot
 from agents.pasur.greedy import GreedyAgent
 from agents.pasur.heuristic import HeuristicAgent

@@ -299,7 +299,7 @@ class State:
     iteration: int = 0
     seconds: float = 0.0
     data: list[Any] = dataclasses.field(default_factory=list)
-    net: Any = None  # agents.move_net.MoveNetBase (the game's class)
+    net: Any = None  # agents.core.move_net.MoveNetBase (the game's class)
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     plan: dict[str, Any] | None = None  # train.move_net.budget.Plan.to_json()
 

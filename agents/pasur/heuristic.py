@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
+from agents.core.base import Agent
 from agents.pasur._moves import (
     EMPTY,
     MOVE_BUF,

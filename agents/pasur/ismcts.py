@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
+from agents.core.base import Agent
+from agents.core.search import check_budget, decision_seeds
 from agents.pasur._moves import (
     MOVE_BUF,
     NO_RESET,
@@ -49,7 +50,6 @@ from agents.pasur._moves import (
 from agents.pasur.greedy import greedy_action
 from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
 from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
-from agents.search import check_budget, decision_seeds
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K

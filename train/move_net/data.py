@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
+from agents.core.search import decision_seeds
 from agents.pasur._moves import emit_actions
 from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
 from agents.pasur.net.agent import best_moves
 from agents.pasur.net.features import candidate_moves
-from agents.search import decision_seeds
 from pasur_env import GameView
 from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions

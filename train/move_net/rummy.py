@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.move_net import best_moves
+from agents.core.move_net import best_moves
 from agents.rummy.ismcts import RummyISMCTSAgent
 from agents.rummy.net.features import candidate_features
 from agents.rummy.rollout import RummyRolloutAgent, candidate_actions

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.move_net import best_moves
+from agents.core.base import Agent
+from agents.core.move_net import best_moves
 from agents.pasur._moves import emit_actions
 from agents.pasur.net.features import candidate_moves
 from agents.pasur.net.model import MoveNet

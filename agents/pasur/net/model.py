@@ -1,4 +1,4 @@
-"""Pasur's move-scoring network: the shared numpy network (:mod:`agents.move_net`) over
+"""Pasur's move-scoring network: the shared numpy network (:mod:`agents.core.move_net`) over
 Pasur's move rows (:mod:`agents.pasur.net.features`).
 
 ``Q(s, m)`` is the expected round-point difference (own side minus the others' mean)
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agents.move_net import PARAM_NAMES, MoveNetBase
+from agents.core.move_net import PARAM_NAMES, MoveNetBase
 from agents.pasur.net.features import MOVE_WIDTH
 
 __all__ = ["MoveNet", "PARAM_NAMES"]
 
 
 class MoveNet(MoveNetBase):
-    """A Pasur move-scoring network (:class:`agents.move_net.MoveNetBase`)."""
+    """A Pasur move-scoring network (:class:`agents.core.move_net.MoveNetBase`)."""
 
     GAME: ClassVar[str] = "pasur"
     MOVE_WIDTH: ClassVar[int] = MOVE_WIDTH

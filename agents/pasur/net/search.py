@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.core.search import decision_seeds
 from agents.pasur._moves import emit_actions
 from agents.pasur.endgame import endgame_values
 from agents.pasur.inference import (
@@ -57,7 +58,6 @@ from agents.pasur.inference import (
 from agents.pasur.ismcts import ISMCTSAgent, search_values
 from agents.pasur.net.agent import NetAgent, best_moves
 from agents.pasur.net.model import MoveNet
-from agents.search import decision_seeds
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
 

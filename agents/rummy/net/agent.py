@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.move_net import best_moves
+from agents.core.base import Agent
+from agents.core.move_net import best_moves
 from agents.rummy.net.features import candidate_actions, candidate_features
 from agents.rummy.net.model import RummyMoveNet
 from pasur_env.core.policy import GameView, check_actions
