@@ -29,7 +29,7 @@ from pasur_env.core.aliases import install_aliases
 #: modules that moved when agents/ was split by role: their old names still import
 #: (RLlib checkpoints pickle ``agents.rllib_module``)
 MOVED_MODULES = {
-    "agents._moves": "agents.pasur._moves",
+    "agents._moves": "agents.pasur.moves",
     "agents.cli": "agents.apps.cli",
     "agents.endgame": "agents.pasur.endgame",
     "agents.greedy": "agents.pasur.greedy",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.pasur._moves import MOVE_BUF, decision_moves
 from agents.pasur.heuristic import (
     HeuristicAgent,
     heuristic_actions,
@@ -28,6 +27,7 @@ from agents.pasur.inference import (
     play_weights,
 )
 from agents.pasur.ismcts import canonical_infoset, search_values
+from agents.pasur.moves import MOVE_BUF, decision_moves
 from agents.pasur.net import MoveNet
 from agents.pasur.net.features import candidate_moves
 from agents.pasur.net.search import NetSearchAgent

@@ -44,7 +44,7 @@ import numpy as np
 from numba import prange
 
 from agents.core.base import Agent
-from agents.pasur._moves import (
+from agents.pasur.moves import (
     EMPTY,
     MOVE_BUF,
     ROW0,

@@ -35,7 +35,10 @@ from numba import prange
 
 from agents.core.base import Agent
 from agents.core.search import check_budget, decision_seeds
-from agents.pasur._moves import (
+from agents.pasur.greedy import greedy_action
+from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
+from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
+from agents.pasur.moves import (
     MOVE_BUF,
     NO_RESET,
     ROW0,
@@ -47,9 +50,6 @@ from agents.pasur._moves import (
     round_params,
     side_of,
 )
-from agents.pasur.greedy import greedy_action
-from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
-from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K

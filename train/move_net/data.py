@@ -22,8 +22,8 @@ import numpy as np
 
 from agents import make_agent
 from agents.core.search import decision_seeds
-from agents.pasur._moves import emit_actions
 from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
+from agents.pasur.moves import emit_actions
 from agents.pasur.net.agent import best_moves
 from agents.pasur.net.features import candidate_moves
 from pasur_env import GameView

@@ -16,7 +16,7 @@ import numpy as np
 
 from agents.core.base import Agent
 from agents.core.move_net import best_moves
-from agents.pasur._moves import emit_actions
+from agents.pasur.moves import emit_actions
 from agents.pasur.net.features import candidate_moves
 from agents.pasur.net.model import MoveNet
 from pasur_env.core.policy import GameView, check_actions

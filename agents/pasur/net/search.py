@@ -44,7 +44,6 @@ from typing import Any
 import numpy as np
 
 from agents.core.search import decision_seeds
-from agents.pasur._moves import emit_actions
 from agents.pasur.endgame import endgame_values
 from agents.pasur.inference import (
     MAX_PLAYS,
@@ -56,6 +55,7 @@ from agents.pasur.inference import (
     opponent_play,
 )
 from agents.pasur.ismcts import ISMCTSAgent, search_values
+from agents.pasur.moves import emit_actions
 from agents.pasur.net.agent import NetAgent, best_moves
 from agents.pasur.net.model import MoveNet
 from pasur_env.core.policy import GameView
