@@ -37,7 +37,7 @@ MOVED_MODULES = {
     "agents.inference": "agents.pasur.inference",
     "agents.ismcts": "agents.pasur.ismcts",
     "agents.match": "agents.evaluation.match",
-    "agents.net": "agents.pasur.net",
+    "agents.net": "agents.pasur.move_net",
     "agents.play": "agents.apps.terminal",
     "agents.progress": "agents.evaluation.progress",
     "agents.results": "agents.evaluation.results",

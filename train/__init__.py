@@ -4,8 +4,10 @@ Entry points (``python -m train.<name>``; each reads top to bottom, CleanRL styl
 dataclass of arguments with a docstring per field, ``--config`` presets, a ``main``
 that reads as the pipeline):
 
-* :mod:`train.net`: the move-scoring network, fitted to search labels (``make train``;
-  the shipped ``net`` agent);
+* :mod:`train.move_net` (``python -m train.move_net``; the pipeline is
+  :mod:`train.move_net.pipeline`): the move-scoring network, fitted to search labels
+  (``make train``; the shipped ``net`` agent; ``python -m train.net`` is its old name,
+  kept for one release);
 * :mod:`train.ppo`: Pasur with MaskablePPO, behaviour cloning and self-play
   (``make train-ppo``; the shipped ``ppo`` agent);
 * :mod:`train.rummy_ppo`: Persian Rummy, behaviour cloning then MaskablePPO
@@ -24,7 +26,8 @@ Plumbing, imported by the entry points and never the other way round:
   (``ppo`` and ``rummy_ppo``);
 * :mod:`train.bc`: behaviour cloning (``ppo`` and ``rummy_ppo``): recording a teacher
   in either game, fitting a policy to it;
-* :mod:`train.move_net`: search labels and the torch fit (``net``);
+* :mod:`train.move_net`: search labels, the torch fit, the budget and the games'
+  plug-ins of the move network's pipeline;
 * :mod:`train.rllib`: RLlib's env adapters and Ray session (``rllib_ppo``).
 
 Layers: entry points > ``sb3``, ``bc``, ``move_net``, ``rllib`` > ``common``. This

@@ -185,9 +185,10 @@ def endgame_kernel(
 def endgame_values(
     engine: object, games: np.ndarray, offsets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For a batch of decisions (moves listed as :func:`agents.pasur.moves.decision_moves` lists
-    them, ``offsets`` as :func:`agents.pasur.net.features.candidate_moves` gives them): which are
-    in a 2-player last deal (bool per decision) and the exact value of each of their moves
+    """For a batch of decisions (moves listed as
+    :func:`agents.pasur.moves.decision_moves` lists them, ``offsets`` as
+    :func:`agents.pasur.move_net.features.candidate_moves` gives them): which are in a
+    2-player last deal (bool per decision) and the exact value of each of their moves
     (NaN for the others)."""
     games = np.ascontiguousarray(games, dtype=np.int64)
     solved = np.zeros(games.shape[0], dtype=np.bool_)

@@ -374,7 +374,7 @@ def search_values(
     records: np.ndarray | None = None, beta: float = 0.0, floor: float = 0.0,
 ) -> np.ndarray:
     """Action values of determinized search for every move of every decision of ``games``
-    (moves as :func:`agents.pasur.net.features.candidate_moves` lists them: ``offsets``), one
+    (moves as :func:`agents.pasur.move_net.features.candidate_moves` lists them: ``offsets``), one
     stream seed per decision: the mean result (my side's round points minus the others'
     mean) of ``budget // moves`` rollouts after each move. ``keep`` (bool per move row)
     restricts the search to some moves (the others get NaN). ``records`` (one per

@@ -41,8 +41,8 @@ import torch
 from torch import nn
 
 from agents.core.move_net import PARAM_NAMES, MoveNetBase
-from agents.pasur.net.features import MOVE_WIDTH
-from agents.pasur.net.model import MoveNet
+from agents.pasur.move_net.features import MOVE_WIDTH
+from agents.pasur.move_net.model import MoveNet
 from train.move_net.data import Dataset
 from train.move_net.games import net_game
 
@@ -96,7 +96,7 @@ class TorchMoveNet(nn.Module):
 
 @dataclass
 class FitSettings:
-    """How :func:`fit` trains (see :class:`train.net.Args` for the meaning of each)."""
+    """How :func:`fit` trains (see :class:`train.move_net.config.Args` for the meaning of each)."""
 
     epochs: int = 4
     batch_size: int = 512
