@@ -31,28 +31,13 @@ Plumbing, imported by the entry points and never the other way round:
 * :mod:`train.rllib`: RLlib's env adapters and Ray session (``rllib_ppo``).
 
 Layers: entry points > ``sb3``, ``bc``, ``move_net``, ``rllib`` > ``common``. This
-package imports ``agents`` and ``pasur_env``; neither imports it. The modules that
-moved into the subpackages still import by their old names (:data:`MOVED_MODULES`).
+package imports ``agents`` and ``pasur_env``; neither imports it.
 """
 
 import sys
 
-from pasur_env.core.aliases import install_aliases
 from pasur_env.core.extras import exit_on_missing_extra
 
 if sys.argv[:1] == ["-m"]:  # ``python -m train.X``: a missing extra is one line, no traceback
     exit_on_missing_extra("the training scripts")
 
-#: old module name -> its new home (old RLlib checkpoints and scripts name the old ones)
-MOVED_MODULES = {
-    "train.callbacks": "train.sb3.callbacks",
-    "train.net_data": "train.move_net.data",
-    "train.net_fit": "train.move_net.fit",
-    "train.plots": "train.common.plots",
-    "train.pool": "train.common.pool",
-    "train.rllib_env": "train.rllib.env",
-    "train.rummy_bc": "train.bc.rummy",
-    "train.run_dir": "train.common.run_dir",
-    "train.wrappers": "train.sb3.wrappers",
-}
-install_aliases(MOVED_MODULES)
