@@ -49,7 +49,7 @@ demo: venv
 # every baseline, write runs/$(RUN)/report.md. A wall-time budget of TRAIN_BUDGET
 # minutes (final evaluation included) sizes the run to the machine; TRAIN_BUDGET=0 does
 # the fixed work of the configuration (docs/training.md). GAME=persian_rummy trains
-# Persian Rummy's network on the same pipeline (train.net --config rummy: labels from
+# Persian Rummy's network on the same pipeline (train.move_net --config rummy: labels from
 # the rollout agent's evaluation of every candidate; runs/rummy/report.md,
 # docs/persian_rummy.md).
 GAME ?= pasur
@@ -67,12 +67,12 @@ else
 $(error GAME must be pasur or persian_rummy, got $(GAME))
 endif
 train: venv
-	$(BIN)/python -m train.net --name $(RUN) $(TRAIN_FLAGS) $(TRAIN_ARGS)
+	$(BIN)/python -m train.move_net --name $(RUN) $(TRAIN_FLAGS) $(TRAIN_ARGS)
 
 # The longer configuration (about 58 min on 2 cores): the shipped `net` agent.
 # Ship it: cp runs/net_long/net.npz agents/pretrained/net_2p.npz
 train-long: venv
-	$(BIN)/python -m train.net --config long --name $(RUN)_long $(TRAIN_ARGS)
+	$(BIN)/python -m train.move_net --config long --name $(RUN)_long $(TRAIN_ARGS)
 
 # The MaskablePPO pipeline (behaviour cloning + self-play against an opponent pool) of
 # GAME: Pasur's is the shipped `ppo` agent; `long` is a configuration of Pasur only.

@@ -8,7 +8,7 @@ no folder of the repository is on ``sys.path``, then runs what the README promis
 - ``core``: ``pasur doctor``, the README's python quick starts, both PettingZoo
   ``api_test``s and ``pasur eval greedy random`` (a core install: no extras);
 - ``full`` (the ``train`` and ``web`` extras) adds ``pasur serve`` answering ``GET /`` and
-  a tiny training run of the main pipeline (``python -m train.net --config tiny``).
+  a tiny training run of the main pipeline (``python -m train.move_net --config tiny``).
 
 Each check prints one ``smoke:`` line; the first failure ends the run with exit code 1.
 """
@@ -167,12 +167,12 @@ def serve_answers(timeout: float = 120.0) -> str:
 def tiny_training() -> str:
     """The main training pipeline at its tiny size; it must write its report."""
     with tempfile.TemporaryDirectory() as runs:
-        last = run_cli([sys.executable, "-m", "train.net", "--config", "tiny", "--name",
+        last = run_cli([sys.executable, "-m", "train.move_net", "--config", "tiny", "--name",
                         "smoke", "--out", runs], timeout=900)
         report = Path(runs) / "smoke" / "report.md"
         if not report.is_file():
             raise AssertionError(f"no {report} after the run")
-        return f"train.net --config tiny wrote report.md; last line: {last}"
+        return f"train.move_net --config tiny wrote report.md; last line: {last}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ registered the first time the game is asked for:
 * Persian Rummy (:mod:`agents.rummy.game`): ``random``, ``greedy``, ``rollout``,
   ``ismcts``, ``net`` (the shipped move-scoring network); loaders for saved SB3 models
   (``*.zip``, written by ``train.ppo --game persian_rummy``) and saved networks
-  (``*.npz``, written by ``train.net --config rummy``);
+  (``*.npz``, written by ``train.move_net --config rummy``);
 * both games: the loader of ``openspiel:mcts`` and ``openspiel:ismcts``, OpenSpiel's
   Python search bots (``agents.learned.openspiel_bot``, needs the ``openspiel`` extra).
 

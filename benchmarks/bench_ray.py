@@ -7,7 +7,7 @@ Run in the Ray venv from the repository root (docs/distributed.md quotes its out
     .venv-rllib/bin/python benchmarks/bench_ray.py ladder random greedy heuristic ismcts net \
         --rounds 400
 
-``labelling`` labels the same shards (``train.net``'s settings: 240 rollouts, a 2-deal
+``labelling`` labels the same shards (``train.move_net``'s settings: 240 rollouts, a 2-deal
 horizon, the default opponent mix) with 1 worker, then with 2, after a warm-up shard
 on each node; both give the same data, so the rates compare like with like.
 ``ladder`` plays ``pasur tournament`` here (numba's threads on every core), then with

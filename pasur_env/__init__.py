@@ -11,7 +11,6 @@ package builds them (see ``docs/architecture.md``).
 """
 
 from pasur_env import pasur_v0, persian_rummy_v0
-from pasur_env.core.aliases import install_aliases
 from pasur_env.core.policy import (
     CallablePolicy,
     FixedOpponent,
@@ -34,34 +33,6 @@ from pasur_env.pasur.single_agent import PasurSingleAgentEnv
 from pasur_env.rummy import RummyEngine, RummyRules, RummyStepInfo, make_rummy_rules
 from pasur_env.rummy.single_agent import PersianRummySingleAgentEnv
 from pasur_env.version import __version__ as __version__
-
-#: modules that moved when the tree was split into core / pasur / rummy: their old
-#: names still import (saved checkpoints and scripts name them)
-MOVED_MODULES = {
-    "pasur_env.aec_env": "pasur_env.pasur.aec_env",
-    "pasur_env.batch_args": "pasur_env.core.args",
-    "pasur_env.cards": "pasur_env.pasur.cards",
-    "pasur_env.drawing": "pasur_env.pasur.drawing",
-    "pasur_env.engine": "pasur_env.pasur.engine",
-    "pasur_env.kernels": "pasur_env.pasur.kernels",
-    "pasur_env.kernels.bits": "pasur_env.core.bits",
-    "pasur_env.kernels.compile": "pasur_env.core.compile",
-    "pasur_env.learner_games": "pasur_env.pasur.learner_games",
-    "pasur_env.loop": "pasur_env.core.loop",
-    "pasur_env.move_features": "pasur_env.pasur.move_features",
-    "pasur_env.observation": "pasur_env.pasur.observation",
-    "pasur_env.options": "pasur_env.core.options",
-    "pasur_env.policy": "pasur_env.core.policy",
-    "pasur_env.record": "pasur_env.pasur.record",
-    "pasur_env.render": "pasur_env.pasur.render",
-    "pasur_env.rewards": "pasur_env.pasur.rewards",
-    "pasur_env.rules": "pasur_env.pasur.rules",
-    "pasur_env.score_sheet": "pasur_env.pasur.score_sheet",
-    "pasur_env.single_agent": "pasur_env.pasur.single_agent",
-    "pasur_env.symmetry": "pasur_env.pasur.symmetry",
-    "pasur_env.vector_env": "pasur_env.pasur.vector_env",
-}
-install_aliases(MOVED_MODULES)
 
 
 def __getattr__(name: str):  # noqa: ANN202 - lazy: the vector env needs stable-baselines3

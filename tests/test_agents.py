@@ -360,3 +360,16 @@ def test_random_agent_is_seeded_and_uniform():
     assert (a == b).all() and set(np.unique(a)) == {3, 7, 60}
     counts = np.bincount(a, minlength=104)[[3, 7, 60]]
     assert counts.min() > 1200
+
+
+def test_the_move_toolkit_is_public_and_says_what_each_function_returns() -> None:
+    """``agents.pasur.moves`` is the toolkit an agent writer builds on: every name it
+    exports imports, and every function says what it gives back."""
+    from agents.pasur import moves
+
+    assert moves.__doc__ and "full move" in moves.__doc__
+    for name in moves.__all__:
+        obj = getattr(moves, name)
+        if callable(obj):
+            doc = getattr(obj, "__doc__", None) or getattr(obj, "py_func", obj).__doc__
+            assert doc and len(doc.split()) >= 8, f"agents.pasur.moves.{name} has no docstring"

@@ -34,7 +34,7 @@ PASUR = {
     "doctor": set(),
 }
 TRAIN = {
-    "net": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--out", "--name"},
+    "move_net": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--out", "--name"},
     "ppo": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--out", "--name"},
     "rummy_ppo": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--out",
                   "--name"},
@@ -44,6 +44,8 @@ TRAIN = {
     "opponent_fit": {"--game", "--seed", "--rounds", "--json", "AGENT"},
     "export": set(),
 }
+#: the module of an entry point that is a package (``python -m train.move_net``)
+TRAIN_MODULE = {"move_net": "train.move_net.pipeline"}
 
 
 def _words(text: str) -> str:
@@ -73,7 +75,7 @@ def test_every_pasur_command_lists_its_shared_flags(command: str) -> None:
 
 @pytest.mark.parametrize("entry", sorted(TRAIN))
 def test_every_training_entry_point_lists_its_shared_flags(entry: str, capsys) -> None:
-    module = importlib.import_module(f"train.{entry}")
+    module = importlib.import_module(TRAIN_MODULE.get(entry, f"train.{entry}"))
     with pytest.raises(SystemExit) as exit_:
         module.main(["--help"])
     assert exit_.value.code == 0
@@ -112,22 +114,50 @@ def test_an_old_spelling_works_with_a_one_line_warning(capsys) -> None:
 
 
 def test_old_training_spellings_are_rewritten(capsys) -> None:
-    from train import net, opponent_fit
+    from train import opponent_fit
+    from train.move_net import pipeline as net
 
     args = net.parse_args(["--no-progress-bar", "--runs-dir", "elsewhere",
                            "--final-eval-rounds", "40", "--games-per-batch", "8"])
     assert (args.progress, args.out, args.rounds, args.batch) == (False, "elsewhere", 40, 8)
     err = capsys.readouterr().err.splitlines()
-    assert err == ["python -m train.net: --no-progress-bar is deprecated, use --no-progress",
-                   "python -m train.net: --runs-dir is deprecated, use --out",
-                   "python -m train.net: --final-eval-rounds is deprecated, use --rounds",
-                   "python -m train.net: --games-per-batch is deprecated, use --batch"]
+    assert err == ["python -m train.move_net: --no-progress-bar is deprecated, use --no-progress",
+                   "python -m train.move_net: --runs-dir is deprecated, use --out",
+                   "python -m train.move_net: --final-eval-rounds is deprecated, use --rounds",
+                   "python -m train.move_net: --games-per-batch is deprecated, use --batch"]
     assert opponent_fit.parse_args(["--agent", "greedy", "--rounds", "4"]).agent == "greedy"
     assert "--agent is deprecated" in capsys.readouterr().err
 
 
+def test_the_old_train_net_command_warns_in_one_line_and_runs_the_same(capsys,
+                                                                      monkeypatch) -> None:
+    """``python -m train.net`` is ``python -m train.move_net`` for one release: one line
+    on stderr, then the pipeline with the same arguments."""
+    from train import net
+    from train.move_net import pipeline
+
+    seen = []
+    monkeypatch.setattr(pipeline, "main", lambda argv=None: seen.append(argv) or "ran")
+    assert net.main(["--config", "tiny", "--name", "x"]) == "ran"
+    assert seen == [["--config", "tiny", "--name", "x"]]
+    err = capsys.readouterr().err.splitlines()
+    assert err == [net.DEPRECATION] and "python -m train.move_net" in err[0]
+
+
+def test_the_old_train_net_module_still_runs_as_a_command() -> None:
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "train.net", "--help"], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.splitlines()[0].startswith("python -m train.net is deprecated")
+    assert "usage: python -m train.move_net" in res.stdout
+
+
 def test_the_seed_defaults_to_0_everywhere() -> None:
-    from train import net, opponent_fit, ppo
+    from train import opponent_fit, ppo
+    from train.move_net import pipeline as net
 
     parser = build_parser()
     for command in ("eval", "tournament", "play", "demo", "exploitability"):

@@ -1,9 +1,9 @@
-"""What users wrote against the tree before it was split into core / pasur / rummy keeps working.
-
-The public names of ``pasur_env`` and ``agents``, the Gymnasium ids, the old module paths
-(scripts and pickles name them: RLlib checkpoints hold ``agents.rllib_module``) and the
-shipped pretrained files. The old paths resolve to the *same* module objects as the new
-ones (:mod:`pasur_env.core.aliases`), so classes compare equal and nothing loads twice.
+"""What users wrote against the tree before it was split into core / pasur / rummy: the
+public names of ``pasur_env`` and ``agents``, the Gymnasium ids and the shipped pretrained
+files keep working; the modules that moved answer only to their new names (the import
+hook that kept the old ones is gone; CHANGELOG.md lists every move). The one old name
+kept, ``agents.rllib_module`` (saved RLlib modules pickle it), is tested with Ray
+(``tests/test_rllib.py``).
 """
 
 from __future__ import annotations
@@ -26,55 +26,95 @@ EXPORTED_BEFORE = [
     "card_code", "card_str", "check_actions", "env", "make_rules", "parse_card",
     "parse_cards", "parse_deck", "pasur_v0", "persian_rummy_v0", "raw_env",
 ]
-OLD_MODULES = sorted({**pasur_env.MOVED_MODULES, **agents.MOVED_MODULES}.items())
+#: every module that moved, old name -> new one (CHANGELOG.md lists them): the old names
+#: are gone; ``agents.rllib_module`` alone stays (saved RLlib modules pickle it)
+MOVED = {
+    "agents._moves": "agents.pasur.moves",
+    "agents.base": "agents.core.base",
+    "agents.cli": "agents.apps.cli",
+    "agents.endgame": "agents.pasur.endgame",
+    "agents.greedy": "agents.pasur.greedy",
+    "agents.heuristic": "agents.pasur.heuristic",
+    "agents.inference": "agents.pasur.inference",
+    "agents.ismcts": "agents.pasur.ismcts",
+    "agents.match": "agents.evaluation.match",
+    "agents.move_net": "agents.core.move_net",
+    "agents.net": "agents.pasur.move_net",
+    "agents.pasur._moves": "agents.pasur.moves",
+    "agents.pasur.net": "agents.pasur.move_net",
+    "agents.play": "agents.apps.terminal",
+    "agents.progress": "agents.evaluation.progress",
+    "agents.results": "agents.evaluation.results",
+    "agents.rllib_agent": "agents.learned.rllib_agent",
+    "agents.rummy.net": "agents.rummy.move_net",
+    "agents.sb3_policy": "agents.learned.sb3",
+    "agents.search": "agents.core.search",
+    "agents.stats": "agents.evaluation.stats",
+    "agents.tournament": "agents.evaluation.tournament",
+    "agents.web": "agents.apps.web",
+    "pasur_env.aec_env": "pasur_env.pasur.aec_env",
+    "pasur_env.batch_args": "pasur_env.core.args",
+    "pasur_env.cards": "pasur_env.pasur.cards",
+    "pasur_env.drawing": "pasur_env.pasur.drawing",
+    "pasur_env.engine": "pasur_env.pasur.engine",
+    "pasur_env.kernels": "pasur_env.pasur.kernels",
+    "pasur_env.kernels.bits": "pasur_env.core.bits",
+    "pasur_env.kernels.compile": "pasur_env.core.compile",
+    "pasur_env.learner_games": "pasur_env.pasur.learner_games",
+    "pasur_env.loop": "pasur_env.core.loop",
+    "pasur_env.move_features": "pasur_env.pasur.move_features",
+    "pasur_env.observation": "pasur_env.pasur.observation",
+    "pasur_env.options": "pasur_env.core.options",
+    "pasur_env.policy": "pasur_env.core.policy",
+    "pasur_env.record": "pasur_env.pasur.record",
+    "pasur_env.render": "pasur_env.pasur.render",
+    "pasur_env.rewards": "pasur_env.pasur.rewards",
+    "pasur_env.rules": "pasur_env.pasur.rules",
+    "pasur_env.score_sheet": "pasur_env.pasur.score_sheet",
+    "pasur_env.single_agent": "pasur_env.pasur.single_agent",
+    "pasur_env.symmetry": "pasur_env.pasur.symmetry",
+    "pasur_env.vector_env": "pasur_env.pasur.vector_env",
+    "train.callbacks": "train.sb3.callbacks",
+    "train.net_data": "train.move_net.data",
+    "train.net_fit": "train.move_net.fit",
+    "train.plots": "train.common.plots",
+    "train.pool": "train.common.pool",
+    "train.rllib_env": "train.rllib.env",
+    "train.rummy_bc": "train.bc.rummy",
+    "train.run_dir": "train.common.run_dir",
+    "train.wrappers": "train.sb3.wrappers",
+}
 
 
-@pytest.mark.parametrize("name", EXPORTED_BEFORE)
-def test_every_name_exported_before_still_imports(name: str) -> None:
-    if name == "PasurVecEnv":
-        pytest.importorskip("stable_baselines3", reason="the train extra")
-    assert getattr(pasur_env, name) is not None
-    assert name in pasur_env.__all__
-
-
-@pytest.mark.parametrize(("old", "new"), OLD_MODULES, ids=[o for o, _ in OLD_MODULES])
-def test_an_old_module_path_is_the_new_module(old: str, new: str) -> None:
+@pytest.mark.parametrize(("old", "new"), sorted(MOVED.items()), ids=sorted(MOVED))
+def test_a_moved_module_has_only_its_new_name(old: str, new: str) -> None:
+    """No import hook answers to an old name: it fails as any unknown module does, and the
+    new name is the module."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
     try:
-        module = importlib.import_module(old)
+        module = importlib.import_module(new)
     except ImportError as err:  # the RLlib modules need the Ray venv, the vector env SB3
         missing = getattr(err, "name", None) or ""
         if missing.split(".")[0] in ("ray", "stable_baselines3", "sb3_contrib", "torch"):
             pytest.skip(f"{missing} is not installed (an optional extra)")
         raise
-    assert module is importlib.import_module(new)
-    assert module.__name__ == new and module.__spec__.name == new
+    assert module.__name__ == new
 
 
-def test_a_submodule_below_an_old_package_path_is_the_new_one() -> None:
-    import pasur_env.kernels.state as old_state
-    from pasur_env.pasur.kernels import state
+def test_no_import_hook_is_installed() -> None:
+    import sys
 
-    assert old_state is state
-    from pasur_env.kernels import step_kernel
-    from pasur_env.pasur.kernels import step_kernel as new_step_kernel
-
-    assert step_kernel is new_step_kernel
+    assert not any(type(f).__name__ == "ModuleAliases" for f in sys.meta_path)
+    for package in (pasur_env, agents):
+        assert not hasattr(package, "MOVED_MODULES")
 
 
-def test_a_pickle_naming_an_old_path_loads_the_new_class() -> None:
-    from pasur_env.pasur.rules import Rules
-
-    rules = pickle.loads(b"cpasur_env.rules\nRules\n.")  # the old module path, protocol 0
-    assert rules is Rules
+def test_a_pickle_naming_an_old_path_fails_clearly() -> None:
+    with pytest.raises(ModuleNotFoundError, match="pasur_env.rules"):
+        pickle.loads(b"cpasur_env.rules\nRules\n.")  # the old module path, protocol 0
     engine = pasur_env.Engine(2, seed=0)
     assert np.array_equal(pickle.loads(pickle.dumps(engine)).state, engine.state)
-
-
-def test_a_name_that_never_existed_still_fails() -> None:
-    with pytest.raises(ModuleNotFoundError):
-        importlib.import_module("pasur_env.no_such_module")
-    with pytest.raises(ModuleNotFoundError):
-        importlib.import_module("pasur_env.kernels.no_such_kernel")
 
 
 @pytest.mark.parametrize("game_id", ["pasur_env/Pasur-v0", "pasur_env/PersianRummy-v0"])

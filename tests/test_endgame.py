@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from agents.pasur.endgame import endgame_values
-from agents.pasur.net import MoveNet
-from agents.pasur.net.features import candidate_moves
-from agents.pasur.net.search import NetSearchAgent
+from agents.pasur.move_net import MoveNet
+from agents.pasur.move_net.features import candidate_moves
+from agents.pasur.move_net.search import NetSearchAgent
 from pasur_env import Engine
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K

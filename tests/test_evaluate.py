@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.base import Agent
+from agents.core.base import Agent
 from agents.evaluation.match import duplicate_engine, evaluate, seatings
 from agents.evaluation.stats import Z975, cluster_mean_ci, mean_ci, t_quantile
 from agents.evaluation.tournament import ELO_PER_LOGIT, bradley_terry, tournament

@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.pasur._moves import MOVE_BUF, decision_moves
 from agents.pasur.heuristic import (
     HeuristicAgent,
     heuristic_actions,
@@ -28,9 +27,10 @@ from agents.pasur.inference import (
     play_weights,
 )
 from agents.pasur.ismcts import canonical_infoset, search_values
-from agents.pasur.net import MoveNet
-from agents.pasur.net.features import candidate_moves
-from agents.pasur.net.search import NetSearchAgent
+from agents.pasur.move_net import MoveNet
+from agents.pasur.move_net.features import candidate_moves
+from agents.pasur.move_net.search import NetSearchAgent
+from agents.pasur.moves import MOVE_BUF, decision_moves
 from pasur_env import Engine
 from pasur_env.core.loop import play
 from pasur_env.pasur import kernels as K

@@ -192,7 +192,7 @@ def test_vector_env_names_the_train_extra(tmp_path) -> None:
 
 
 def test_training_script_names_the_train_extra(tmp_path) -> None:
-    res = _run(["-m", "train.net", "--help"], tmp_path, block="tyro")
+    res = _run(["-m", "train.move_net", "--help"], tmp_path, block="tyro")
     assert res.returncode == 1
     _one_line_error(res, "train")
 

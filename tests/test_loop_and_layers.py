@@ -194,5 +194,5 @@ def test_the_own_modules_of_a_game_are_told_from_shared_ones() -> None:
                 "agents/apps/rummy_terminal.py", "train/move_net/pasur.py"):
         assert _is_own(PurePath(rel), own), rel
     for rel in ("pasur_env/games.py", "agents/evaluation/match.py", "agents/apps/cli.py",
-                "train/net.py", "pasur_env/core/record.py"):
+                "train/move_net/pipeline.py", "pasur_env/core/record.py"):
         assert not _is_own(PurePath(rel), own), rel

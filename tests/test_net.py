@@ -11,10 +11,10 @@ import pytest
 pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.pasur.net import MoveNet, NetAgent  # noqa: E402
-from agents.pasur.net import agent as net_agent  # noqa: E402
-from agents.pasur.net.features import MOVE_WIDTH, candidate_moves  # noqa: E402
-from agents.pasur.net.search import NetSearchAgent, top_k_mask, value_gaps  # noqa: E402
+from agents.pasur.move_net import MoveNet, NetAgent  # noqa: E402
+from agents.pasur.move_net import agent as net_agent  # noqa: E402
+from agents.pasur.move_net.features import MOVE_WIDTH, candidate_moves  # noqa: E402
+from agents.pasur.move_net.search import NetSearchAgent, top_k_mask, value_gaps  # noqa: E402
 from pasur_env import Engine, GameView  # noqa: E402
 from pasur_env.core.loop import play  # noqa: E402
 from pasur_env.pasur import kernels as K  # noqa: E402
@@ -132,7 +132,7 @@ def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
-    from train import net as train_net
+    from train.move_net import pipeline as train_net
 
     args = ["--config", "tiny", "--name", "t", "--out", str(tmp_path), "--players",
             str(players), "--iterations", "1"]
@@ -157,7 +157,7 @@ def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
 def test_pipeline_trains_on_a_small_variant(tmp_path) -> None:
     """``--preset mini``: the labelling games and every evaluation are the variant's
     (8 decisions a round: 2 players, 2 deals of 2 cards)."""
-    from train import net as train_net
+    from train.move_net import pipeline as train_net
 
     run = train_net.main(["--config", "tiny", "--name", "v", "--out", str(tmp_path),
                           "--iterations", "1", "--preset", "mini"])
@@ -172,7 +172,7 @@ def test_pipeline_trains_on_a_small_variant(tmp_path) -> None:
     (["--preset", "mini", "--players", "3"], "2-player game"),
 ])
 def test_pipeline_refuses_a_bad_preset(tmp_path, capsys, argv, message) -> None:
-    from train import net as train_net
+    from train.move_net import pipeline as train_net
 
     with pytest.raises(SystemExit):
         train_net.main(["--config", "tiny", "--out", str(tmp_path), *argv])

@@ -1,4 +1,4 @@
-"""The strong pipeline on Ray: sharded search labelling (``train.net --address``),
+"""The strong pipeline on Ray: sharded search labelling (``train.move_net --address``),
 ``pasur eval`` and ``pasur tournament`` with ``--address``, a killed worker, a killed
 driver resumed, on a local two-node cluster (``ray.cluster_utils.Cluster``, one CPU
 per node, as the RLlib test).
@@ -31,7 +31,7 @@ from agents.evaluation.distributed import (  # noqa: E402
     ray_tmpdir,
 )
 from agents.evaluation.match import evaluate  # noqa: E402
-from train import net as train_net  # noqa: E402
+from train.move_net import pipeline as train_net  # noqa: E402
 from train.move_net.data import Dataset, SearchLabeler, generate  # noqa: E402
 from train.move_net.distributed import (  # noqa: E402
     LabelJob,
@@ -194,8 +194,8 @@ class TestOnTwoNodes:
                                        "--address", "auto"])
         flags = TINY + ["--name", "cut", "--out", str(tmp_path), "--address", "auto"]
         env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_ADDRESS=cluster.address)
-        driver = subprocess.Popen([sys.executable, "-m", "train.net", *flags], cwd=ROOT, env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        driver = subprocess.Popen([sys.executable, "-m", "train.move_net", *flags], cwd=ROOT,
+                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         checkpoint = tmp_path / "cut" / "checkpoint.json"
         try:
             deadline = time.time() + 300

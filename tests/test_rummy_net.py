@@ -13,9 +13,9 @@ import pytest
 pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
-from agents.pasur.net import MoveNet  # noqa: E402
-from agents.rummy.net import RummyMoveNet, RummyNetAgent  # noqa: E402
-from agents.rummy.net.features import MOVE_WIDTH, candidate_features  # noqa: E402
+from agents.pasur.move_net import MoveNet  # noqa: E402
+from agents.rummy.move_net import RummyMoveNet, RummyNetAgent  # noqa: E402
+from agents.rummy.move_net.features import MOVE_WIDTH, candidate_features  # noqa: E402
 from agents.rummy.rollout import RummyRolloutAgent, candidate_actions  # noqa: E402
 from pasur_env import GameView  # noqa: E402
 from pasur_env.core.loop import play  # noqa: E402
@@ -104,7 +104,7 @@ def test_the_shipped_network_loads_by_name_and_plays_whole_rounds() -> None:
 
 
 def test_pipeline_runs_resumes_and_loads(tmp_path) -> None:
-    from train import net as train_net
+    from train.move_net import pipeline as train_net
 
     args = ["--config", "rummy-tiny", "--name", "t", "--out", str(tmp_path),
             "--iterations", "1"]
@@ -130,7 +130,7 @@ def test_pipeline_runs_resumes_and_loads(tmp_path) -> None:
 def test_refit_fits_a_new_network_on_the_runs_labels(tmp_path, capsys) -> None:
     """``--refit``: a wider network fitted from scratch (with the suit relabelling) on
     the labels of a finished run; no new labels, the data files untouched."""
-    from train import net as train_net
+    from train.move_net import pipeline as train_net
 
     args = ["--config", "rummy-tiny", "--name", "t", "--out", str(tmp_path),
             "--iterations", "1", "--no-augment"]
@@ -220,7 +220,7 @@ def test_labeller_records_every_candidates_value(search) -> None:
 
 @pytest.mark.parametrize("game", ["persian_rummy", "mini"])
 def test_sharded_labelling_serves_both_games_and_the_variants(game) -> None:
-    """``train.net --address``'s shards (:mod:`train.move_net.distributed`, here without
+    """``train.move_net --address``'s shards (:mod:`train.move_net.distributed`, here without
     Ray) label the run's game: shard 0 is the first batch of the local labelling of
     Persian Rummy, or of Pasur's ``mini`` variant, and the shards give the same data
     with 1 and 3 workers."""

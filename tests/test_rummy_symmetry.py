@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.rummy.net.features import (
+from agents.rummy.move_net.features import (
     _C,
     MOVE_WIDTH,
     candidate_actions,

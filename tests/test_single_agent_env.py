@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from agents import PolicyAgent, make_agent
 from pasur_env import CallablePolicy, GameView, PasurSingleAgentEnv
 from pasur_env.pasur.observation import encode, observation_size
-from train.pool import OpponentPool
+from train.common.pool import OpponentPool
 
 
 @pytest.fixture

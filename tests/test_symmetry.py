@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.pasur.net.features import candidate_moves, move_row_permutation
+from agents.pasur.move_net.features import candidate_moves, move_row_permutation
 from pasur_env import Engine
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import TEN_DIAMONDS

@@ -23,7 +23,7 @@ from agents import Agent
 from agents.evaluation.match import evaluate
 from agents.pasur import toolkit as PT
 from agents.rummy import toolkit as RT
-from agents.toolkit import packed_rows
+from agents.core.toolkit import packed_rows
 from pasur_env import Engine, GameView
 from pasur_env.pasur import kernels as PK
 from pasur_env.rummy import RummyEngine

@@ -1,4 +1,4 @@
-"""The wall-time budget of ``train.net`` (``--time-budget-min``) and its reproduce command.
+"""The wall-time budget of ``train.move_net`` (``--time-budget-min``) and its reproduce command.
 
 No test measures time: the plan's arithmetic is fed rates, and the runs get a fake
 clock that advances a fixed step at every reading, so every plan is deterministic.
@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from train import net as train_net  # noqa: E402
+from train.move_net import pipeline as train_net  # noqa: E402
 from train.move_net.budget import (  # noqa: E402
     SAFETY,
     Budget,
@@ -23,6 +23,7 @@ from train.move_net.budget import (  # noqa: E402
     Plan,
     plan_budget,
 )
+from train.move_net.games import net_game  # noqa: E402
 
 #: rates of about the speed the default configuration runs at on 2 cores
 BASE = Measured(elapsed=120.0, label_rate=160.0, batch_decisions=7_000.0, first_batch=7_000,
@@ -112,7 +113,8 @@ def test_the_budget_measures_the_second_batch_and_plans_once() -> None:
 def test_no_budget_leaves_the_run_as_it_was() -> None:
     args = train_net.parse_args(["--config", "tiny"])
     assert args.time_budget_min == 0
-    budget, same = train_net.start_budget(args, train_net.State(), 0.0, FakeClock(1.0))
+    budget, same = train_net.start_budget(args, net_game(args.game), train_net.State(), 0.0,
+                                          FakeClock(1.0))
     assert budget is None and same is args
     for bad in (["--time-budget-min", "-1"], ["--time-budget-min", "5", "--time-limit-min", "5"]):
         with pytest.raises(SystemExit):
@@ -126,14 +128,14 @@ def test_the_reproduce_command_is_whole_and_parses_back() -> None:
                   "--opponent-mix", "self:1,greedy:0.5"]):
         args = train_net.parse_args(argv)
         command = train_net.command_of(args)
-        assert command.startswith("python -m train.net ")
+        assert command.startswith("python -m train.move_net ")
         assert f"--name {shlex.quote(args.name)}" in command
         assert train_net.parse_args(shlex.split(command)[3:]) == args
 
 
 def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_path,
                                                                           monkeypatch) -> None:
-    from agents.pasur.net import MoveNet
+    from agents.pasur.move_net import MoveNet
 
     args = ["--config", "tiny", "--out", str(tmp_path), "--time-budget-min", "2.5"]
     real_save = train_net.save_checkpoint
@@ -154,7 +156,8 @@ def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_pat
     assert config["budget_plan"] == plan.to_json()
     assert config["total_decisions"] == plan.total_decisions
     report = (run / "report.md").read_text()
-    assert "Wall-time budget" in report and "python -m train.net --config tiny --name b " in report
+    assert "Wall-time budget" in report
+    assert "python -m train.move_net --config tiny --name b " in report
     fixed = report.split("(the same network to the last digit): `")[1].split("`")[0]
     assert "--time-budget-min" not in fixed
     again = train_net.main(shlex.split(fixed)[3:] + ["--name", "fixed"])

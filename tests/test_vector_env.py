@@ -8,7 +8,7 @@ import pytest
 from agents import make_agent
 from pasur_env import GameView, PasurSingleAgentEnv
 from pasur_env.pasur.observation import encode
-from train.pool import OpponentPool
+from train.common.pool import OpponentPool
 
 pytest.importorskip("stable_baselines3")
 pytest.importorskip("sb3_contrib")
@@ -178,7 +178,7 @@ def test_maskable_ppo_trains_on_vec_env_with_self_play():
     from sb3_contrib import MaskablePPO
 
     from agents import policy_snapshot
-    from train.callbacks import SnapshotEvery
+    from train.sb3.callbacks import SnapshotEvery
 
     pool = OpponentPool(["greedy"], sampling="uniform", max_size=3, seed=0)
     vec = PasurVecEnv(8, opponent=pool, learner_seat="random", seed=0)

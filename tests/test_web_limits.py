@@ -214,7 +214,7 @@ def test_saved_models_are_loaded_once_and_shared() -> None:
 
     a, b = make_agent("ppo", seed=1), make_agent("ppo", seed=2)
     assert a.model is b.model and a.rng is not b.rng
-    from agents.pasur.net.agent import pretrained_net_path
+    from agents.pasur.move_net.agent import pretrained_net_path
 
     path = str(pretrained_net_path(2))
     n1, n2 = make_agent(path, seed=1), make_agent(path, seed=2)

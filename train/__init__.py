@@ -4,8 +4,10 @@ Entry points (``python -m train.<name>``; each reads top to bottom, CleanRL styl
 dataclass of arguments with a docstring per field, ``--config`` presets, a ``main``
 that reads as the pipeline):
 
-* :mod:`train.net`: the move-scoring network, fitted to search labels (``make train``;
-  the shipped ``net`` agent);
+* :mod:`train.move_net` (``python -m train.move_net``; the pipeline is
+  :mod:`train.move_net.pipeline`): the move-scoring network, fitted to search labels
+  (``make train``; the shipped ``net`` agent; ``python -m train.net`` is its old name,
+  kept for one release);
 * :mod:`train.ppo`: behaviour cloning then MaskablePPO against an opponent pool, for
   either game (``--game``; ``make train-ppo``; the shipped ``ppo`` agent); its game
   plug-ins in :mod:`train.ppo.games` (:mod:`train.rummy_ppo`, deprecated, forwards to
@@ -24,32 +26,18 @@ Plumbing, imported by the entry points and never the other way round:
   (``ppo``);
 * :mod:`train.bc`: behaviour cloning (``ppo``): recording a teacher
   in either game, fitting a policy to it;
-* :mod:`train.move_net`: search labels and the torch fit (``net``);
+* :mod:`train.move_net`: search labels, the torch fit, the budget and the games'
+  plug-ins of the move network's pipeline;
 * :mod:`train.rllib`: RLlib's env adapters and Ray session (``rllib_ppo``).
 
 Layers: entry points > ``sb3``, ``bc``, ``move_net``, ``rllib`` > ``common``. This
-package imports ``agents`` and ``pasur_env``; neither imports it. The modules that
-moved into the subpackages still import by their old names (:data:`MOVED_MODULES`).
+package imports ``agents`` and ``pasur_env``; neither imports it.
 """
 
 import sys
 
-from pasur_env.core.aliases import install_aliases
 from pasur_env.core.extras import exit_on_missing_extra
 
 if sys.argv[:1] == ["-m"]:  # ``python -m train.X``: a missing extra is one line, no traceback
     exit_on_missing_extra("the training scripts")
 
-#: old module name -> its new home (old RLlib checkpoints and scripts name the old ones)
-MOVED_MODULES = {
-    "train.callbacks": "train.sb3.callbacks",
-    "train.net_data": "train.move_net.data",
-    "train.net_fit": "train.move_net.fit",
-    "train.plots": "train.common.plots",
-    "train.pool": "train.common.pool",
-    "train.rllib_env": "train.rllib.env",
-    "train.rummy_bc": "train.bc.rummy",
-    "train.run_dir": "train.common.run_dir",
-    "train.wrappers": "train.sb3.wrappers",
-}
-install_aliases(MOVED_MODULES)

@@ -31,9 +31,9 @@ import numpy as np
 import tyro
 
 from agents import make_agent
-from agents.pasur._moves import MOVE_BUF, decision_moves
 from agents.pasur.heuristic import heuristic_params, heuristic_scores
 from agents.pasur.inference import model_log_prob
+from agents.pasur.moves import MOVE_BUF, decision_moves
 from pasur_env import Engine, GameView
 from pasur_env.core.loop import play
 from pasur_env.pasur import kernels as K

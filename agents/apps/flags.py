@@ -57,7 +57,7 @@ DEPRECATED: dict[str, dict[str, str]] = {
     "pasur play": {"--opponent": POSITIONAL},
     "pasur demo": {"--agent": POSITIONAL},
     "pasur warmup": {"--agent": POSITIONAL},
-    "python -m train.net": {**_TRAIN_OLD, "--games-per-batch": "--batch"},
+    "python -m train.move_net": {**_TRAIN_OLD, "--games-per-batch": "--batch"},
     "python -m train.ppo": {**_TRAIN_OLD, "--final-eval-games": "--games",
                             "--opponent-schedule": "--opponent"},
     "python -m train.rllib_ppo": dict(_TRAIN_OLD),

@@ -60,7 +60,7 @@ type them one at a time or together in any order (4S 2D), or an option number;
 def hint_agent_name(players: int) -> str:
     """The strongest Pasur agent available for hints at this table size (the terminal's
     ``hint`` and the web table's)."""
-    from agents.pasur.net.agent import pretrained_net_path
+    from agents.pasur.move_net.agent import pretrained_net_path
 
     return "net-ismcts" if pretrained_net_path(players).exists() else "ismcts"
 

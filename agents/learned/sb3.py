@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.core.base import Agent
 from pasur_env.core.extras import missing_extra
 from pasur_env.core.policy import GameView, check_actions
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.core.base import Agent
 from agents.pasur.solver import OBS_ACTION, OBS_CARDS, OBS_TABLE, variant_signature
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from agents.pasur._moves import MOVE_BUF, ROW0, decision_moves, play_full_move, popcnt, round_params
 from agents.pasur.ismcts import _determinizations
+from agents.pasur.moves import MOVE_BUF, ROW0, decision_moves, play_full_move, popcnt, round_params
 from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 
@@ -164,7 +164,7 @@ def endgame_kernel(
 ) -> None:
     """Per decision of ``games``: ``solved[i]`` whether it is a last-deal decision, and
     then the exact value of each of its moves into ``values_out[offsets[i]:offsets[i+1]]``
-    (moves in :func:`agents.pasur._moves.decision_moves` order)."""
+    (moves in :func:`agents.pasur.moves.decision_moves` order)."""
     for i in prange(games.shape[0]):
         g = games[i]
         solved[i] = is_solvable(st, g, params)
@@ -185,9 +185,10 @@ def endgame_kernel(
 def endgame_values(
     engine: object, games: np.ndarray, offsets: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For a batch of decisions (moves listed as :func:`agents.pasur._moves.decision_moves` lists
-    them, ``offsets`` as :func:`agents.pasur.net.features.candidate_moves` gives them): which are
-    in a 2-player last deal (bool per decision) and the exact value of each of their moves
+    """For a batch of decisions (moves listed as
+    :func:`agents.pasur.moves.decision_moves` lists them, ``offsets`` as
+    :func:`agents.pasur.move_net.features.candidate_moves` gives them): which are in a
+    2-player last deal (bool per decision) and the exact value of each of their moves
     (NaN for the others)."""
     games = np.ascontiguousarray(games, dtype=np.int64)
     solved = np.zeros(games.shape[0], dtype=np.bool_)

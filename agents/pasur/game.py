@@ -58,8 +58,8 @@ def make_ppo(seed: int | None = None, **kwargs: Any) -> Policy:
 
 
 def load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """A saved network (``.npz``, written by ``train.net``) as the ``net`` agent."""
-    from agents.pasur.net import NetAgent
+    """A saved network (``.npz``, written by ``train.move_net``) as the ``net`` agent."""
+    from agents.pasur.move_net import NetAgent
 
     return NetAgent(seed=seed, path=spec, **kwargs)
 
@@ -79,8 +79,8 @@ AGENT_GAME = AgentGame(
         ("heuristic", "agents.pasur.heuristic:HeuristicAgent"),
         ("ismcts", "agents.pasur.ismcts:ISMCTSAgent"),
         ("ppo", make_ppo),
-        ("net", "agents.pasur.net:NetAgent"),  # the shipped network of the seat count
-        ("net-ismcts", "agents.pasur.net.search:NetSearchAgent"),  # search guided by it
+        ("net", "agents.pasur.move_net:NetAgent"),  # the shipped network of the seat count
+        ("net-ismcts", "agents.pasur.move_net.search:NetSearchAgent"),  # search guided by it
     ),
     loaders=(SB3_MODELS, ("*.npz", load_net), RLLIB_CHECKPOINTS, ("cfr:*", load_cfr),
              OPENSPIEL_BOTS),

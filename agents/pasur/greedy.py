@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
-from agents.pasur._moves import MOVE_BUF, decision_moves, emit_action, popcnt
+from agents.core.base import Agent
+from agents.pasur.moves import MOVE_BUF, decision_moves, emit_action, popcnt
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K

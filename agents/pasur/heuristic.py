@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
-from agents.pasur._moves import (
+from agents.core.base import Agent
+from agents.pasur.moves import (
     EMPTY,
     MOVE_BUF,
     ROW0,

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.pasur._moves import (
+from agents.pasur.heuristic import heuristic_scores
+from agents.pasur.moves import (
     MOVE_BUF,
     ROW0,
     decision_moves,
@@ -47,7 +48,6 @@ from agents.pasur._moves import (
     popcnt,
     round_params,
 )
-from agents.pasur.heuristic import heuristic_scores
 from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 

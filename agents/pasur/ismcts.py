@@ -33,8 +33,12 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
-from agents.pasur._moves import (
+from agents.core.base import Agent
+from agents.core.search import check_budget, decision_seeds
+from agents.pasur.greedy import greedy_action
+from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
+from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
+from agents.pasur.moves import (
     MOVE_BUF,
     NO_RESET,
     ROW0,
@@ -46,10 +50,6 @@ from agents.pasur._moves import (
     round_params,
     side_of,
 )
-from agents.pasur.greedy import greedy_action
-from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
-from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
-from agents.search import check_budget, decision_seeds
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K
@@ -374,7 +374,7 @@ def search_values(
     records: np.ndarray | None = None, beta: float = 0.0, floor: float = 0.0,
 ) -> np.ndarray:
     """Action values of determinized search for every move of every decision of ``games``
-    (moves as :func:`agents.pasur.net.features.candidate_moves` lists them: ``offsets``), one
+    (moves as :func:`agents.pasur.move_net.features.candidate_moves` lists them: ``offsets``), one
     stream seed per decision: the mean result (my side's round points minus the others'
     mean) of ``budget // moves`` rollouts after each move. ``keep`` (bool per move row)
     restricts the search to some moves (the others get NaN). ``records`` (one per

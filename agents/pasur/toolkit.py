@@ -11,7 +11,7 @@ that plays it from here. An agent is called at every decision, so it returns
 deterministic choice picks the same move again, since the table has not changed.
 
 The moves come from the compiled helpers the built-in agents use
-(:func:`agents.pasur._moves.decision_moves`, the engine's ``enumerate_moves``,
+(:func:`agents.pasur.moves.decision_moves`, the engine's ``enumerate_moves``,
 ``capture_is_sur``, ``card_points``): one implementation, read through this API.
 ``tests/test_toolkit.py`` checks them against a search over the engine's legal actions.
 
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.pasur._moves import MOVE_BUF, decision_moves, low, popcnt
-from agents.toolkit import ActionSequence, choose_with, engine_games, packed_rows, per_decision
+from agents.pasur.moves import MOVE_BUF, decision_moves, low, popcnt
+from agents.core.toolkit import ActionSequence, choose_with, engine_games, packed_rows, per_decision
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
@@ -115,7 +115,7 @@ def game_moves(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
     """The moves of game ``b`` (:func:`decision_moves`), for compiled agents: row ``i``
     of ``facts`` holds move ``i``'s card, captured cards (mask), points, sur, clubs and
     number of actions (columns ``F_*``), row ``i`` of ``acts`` its actions (buffers of
-    :data:`~agents.pasur._moves.MOVE_BUF` rows). Returns the number of moves, -1 if the
+    :data:`~agents.pasur.moves.MOVE_BUF` rows). Returns the number of moves, -1 if the
     buffers are too small."""
     cards = np.empty(MOVE_BUF, dtype=np.int64)
     capts = np.empty(MOVE_BUF, dtype=np.int64)
@@ -137,7 +137,7 @@ def game_moves(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
 @njit(cache=True)
 def _fill_moves(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
                 offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
-    """:func:`game_moves` of ``games[start:]`` packed for :func:`~agents.toolkit.packed_rows`."""
+    """:func:`game_moves` of ``games[start:]`` packed for :func:`~agents.core.toolkit.packed_rows`."""
     for i in range(start, games.shape[0]):
         o = offsets[i]
         if o + MOVE_BUF > facts.shape[0]:

@@ -38,8 +38,8 @@ def _json_extra(res: Any) -> dict[str, Any]:
 
 
 def load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
-    """A saved Persian Rummy network (``.npz``, ``train.net --config rummy``) as ``net``."""
-    from agents.rummy.net import RummyNetAgent
+    """A saved Persian Rummy network (``.npz``, ``train.move_net --config rummy``) as ``net``."""
+    from agents.rummy.move_net import RummyNetAgent
 
     return RummyNetAgent(seed=seed, path=spec, **kwargs)
 
@@ -52,7 +52,7 @@ AGENT_GAME = AgentGame(
         ("greedy", "agents.rummy.greedy:RummyGreedyAgent"),
         ("rollout", "agents.rummy.rollout:RummyRolloutAgent"),
         ("ismcts", "agents.rummy.ismcts:RummyISMCTSAgent"),
-        ("net", "agents.rummy.net:RummyNetAgent"),  # the shipped network
+        ("net", "agents.rummy.move_net:RummyNetAgent"),  # the shipped network
     ),
     loaders=(SB3_MODELS, ("*.npz", load_net), OPENSPIEL_BOTS),
     terminal_play="agents.apps.rummy_terminal:play_command",

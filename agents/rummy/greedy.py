@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
+from agents.core.base import Agent
 from agents.rummy.plan import best_layoff, meld_now, plan_turn
 from pasur_env.core.bits import lowest
 from pasur_env.core.compile import BatchKernel, njit

@@ -15,7 +15,7 @@ over all decisions of a batch:
 3. **tree over the turn** (``tree=True``): single-observer ISMCTS over ``s``'s own
    decisions until its turn ends (the draw, the picks and melds, lay-offs and the
    discard): each iteration draws a determinization, descends the tree by UCB among
-   the actions legal in it (availability counts, :mod:`agents.search`), expands one
+   the actions legal in it (availability counts, :mod:`agents.core.search`), expands one
    untried action (greedy's first), and plays the round out with greedy for every
    seat; the result is backed up and the most visited root action is played. A draw is
    then judged with the discard the search would make after it. At 200 rollouts it
@@ -34,10 +34,8 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
-from agents.rummy.greedy import greedy_rummy_action
-from agents.rummy.rollout import determinize, greedy_playout
-from agents.search import (
+from agents.core.base import Agent
+from agents.core.search import (
     add_child,
     backup,
     check_budget,
@@ -46,6 +44,8 @@ from agents.search import (
     root_means,
     ucb_score,
 )
+from agents.rummy.greedy import greedy_rummy_action
+from agents.rummy.rollout import determinize, greedy_playout
 from pasur_env.core.compile import BatchKernel, njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.core.rng import splitmix_next

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from agents.base import Agent
+from agents.core.base import Agent
 from agents.rummy.greedy import greedy_rummy_action, greedy_rummy_actions
 from pasur_env.core.bits import popcount
 from pasur_env.core.compile import BatchKernel, njit

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.rummy.plan import meld_points
-from agents.toolkit import (
+from agents.core.toolkit import (
     MAX_ACTIONS,
     ActionSequence,
     choose_with,
@@ -287,7 +287,7 @@ def game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
 def _fill_options(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
                   offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
     """:func:`game_options` of ``games[start:]`` packed for
-    :func:`~agents.toolkit.packed_rows`."""
+    :func:`~agents.core.toolkit.packed_rows`."""
     for i in range(start, games.shape[0]):
         o = offsets[i]
         if o + OPTION_BUF > facts.shape[0]:

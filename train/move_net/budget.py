@@ -1,4 +1,4 @@
-"""A wall-time budget for ``train.net``: measure the machine early, then size the run.
+"""A wall-time budget for ``train.move_net``: measure the machine early, then size the run.
 
 Without a budget the pipeline does a fixed amount of work (``--total-decisions``,
 ``--iterations``, ``--epochs``), so how long it takes depends on the machine. With

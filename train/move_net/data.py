@@ -1,7 +1,7 @@
 """Positions labelled by search: the training data of the move-scoring network.
 
 A :class:`SearchLabeler` is a policy: at each of its decisions it lists the candidate
-moves with their features (:func:`agents.pasur.net.features.candidate_moves`), runs
+moves with their features (:func:`agents.pasur.move_net.features.candidate_moves`), runs
 determinized search to value *every* move (:func:`agents.pasur.ismcts.search_values`), records
 the observation, the move rows and the values, and plays the best move (or, with
 probability ``explore``, a uniformly random one, so that the data also holds the
@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from agents import make_agent
-from agents.pasur._moves import emit_actions
+from agents.core.search import decision_seeds
 from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
-from agents.pasur.net.agent import best_moves
-from agents.pasur.net.features import candidate_moves
-from agents.search import decision_seeds
+from agents.pasur.move_net.agent import best_moves
+from agents.pasur.move_net.features import candidate_moves
+from agents.pasur.moves import emit_actions
 from pasur_env import GameView
 from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
@@ -143,7 +143,7 @@ class SearchLabeler(Labeler):
         explore: probability of playing a uniformly random candidate move instead.
         rollout, plies, horizon: the search's rollout policy and depth (as
             :class:`agents.ISMCTSAgent`).
-        student: a network (:class:`agents.pasur.net.MoveNet`) whose own choice is played with
+        student: a network (:class:`agents.pasur.move_net.MoveNet`) whose own choice is played with
             probability ``follow`` instead of the search's: the labels then also cover
             the positions the network's own play leads to (DAgger).
         follow: see ``student``.

@@ -1,7 +1,7 @@
-"""Search labelling in shards, on Ray or here: the labelling of ``train.net --address``.
+"""Search labelling in shards, on Ray or here: the labelling of ``train.move_net --address``.
 
 Labelling (the game's labeller, :mod:`train.move_net.games`, valuing every candidate
-move of one-round games by search) is most of a ``train.net`` run's time, and its games are
+move of one-round games by search) is most of a ``train.move_net`` run's time, and its games are
 independent. Here an iteration's labelling is cut into *shards*: shard ``k`` is one
 batch of ``--batch`` games played by :func:`train.move_net.data.generate` with a
 labeler, opponents and deals seeded by :func:`shard_seed` ``(iteration seed, k)``
@@ -45,8 +45,8 @@ class LabelJob:
     """What every shard of one iteration's labelling needs (shipped to the workers)."""
 
     seed: int
-    """the iteration's seed (``train.net``: ``seed * 1000 + iteration``); the other
-    fields carry the names of ``train.net``'s arguments, so the game plug-ins'
+    """the iteration's seed (``train.move_net``: ``seed * 1000 + iteration``); the other
+    fields carry the names of ``train.move_net``'s arguments, so the game plug-ins'
     labellers (:mod:`train.move_net.games`) read a job as they read the run's ``Args``"""
     players: int
     label_budget: int

@@ -1,6 +1,6 @@
 """Fitting the move-scoring network to search labels (torch), and exporting it to numpy.
 
-:class:`TorchMoveNet` has exactly the parameters of :class:`agents.move_net.MoveNetBase`
+:class:`TorchMoveNet` has exactly the parameters of :class:`agents.core.move_net.MoveNetBase`
 (the numpy network the agents of both games run), so a fitted model is exported array
 for array (:meth:`TorchMoveNet.to_numpy`, to the game's class) and a shipped one can be
 fitted further (:meth:`TorchMoveNet.from_numpy`). The fit is the same for both games;
@@ -40,9 +40,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.move_net import PARAM_NAMES, MoveNetBase
-from agents.pasur.net.features import MOVE_WIDTH
-from agents.pasur.net.model import MoveNet
+from agents.core.move_net import PARAM_NAMES, MoveNetBase
+from agents.pasur.move_net.features import MOVE_WIDTH
+from agents.pasur.move_net.model import MoveNet
 from train.move_net.data import Dataset
 from train.move_net.games import net_game
 
@@ -50,7 +50,7 @@ __all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
 
 
 class TorchMoveNet(nn.Module):
-    """The network of :class:`agents.move_net.MoveNetBase` in torch (``move_width``: the
+    """The network of :class:`agents.core.move_net.MoveNetBase` in torch (``move_width``: the
     game's move rows; Pasur's by default)."""
 
     def __init__(self, obs_size: int, hidden: int, hidden2: int,
@@ -96,7 +96,7 @@ class TorchMoveNet(nn.Module):
 
 @dataclass
 class FitSettings:
-    """How :func:`fit` trains (see :class:`train.net.Args` for the meaning of each)."""
+    """How :func:`fit` trains (see :class:`train.move_net.config.Args` for the meaning of each)."""
 
     epochs: int = 4
     batch_size: int = 512

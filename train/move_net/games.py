@@ -1,4 +1,4 @@
-"""The game plug-ins of the move-network pipeline (:mod:`train.net`): what differs
+"""The game plug-ins of the move-network pipeline (:mod:`train.move_net`): what differs
 between games, and nothing else.
 
 One labelling loop (:func:`train.move_net.data.generate`), one fit

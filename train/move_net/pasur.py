@@ -28,7 +28,7 @@ def _text(args: Any) -> str:
 
 def _relabellings(players: int, rng: np.random.Generator,
                   n: int) -> tuple[np.ndarray, np.ndarray]:
-    from agents.pasur.net.features import move_row_permutation
+    from agents.pasur.move_net.features import move_row_permutation
     from pasur_env.pasur.rules import make_rules
     from pasur_env.pasur.symmetry import observation_permutation, random_card_permutations
 
@@ -55,7 +55,8 @@ def _check(args: Any) -> str | None:
 
 
 NET_GAME = NetGame(
-    "pasur", "Pasur", "agents.pasur.net:MoveNet", "agents.pasur.net:NetAgent", _labeler, _text,
+    "pasur", "Pasur", "agents.pasur.move_net:MoveNet", "agents.pasur.move_net:NetAgent",
+    _labeler, _text,
     _relabellings, check=_check,
     eval_skip=lambda players: () if players == 2 else ("ppo",),
     train_longer="the configuration of the shipped network (`--config long`)",

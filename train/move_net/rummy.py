@@ -4,8 +4,8 @@ turn-shaping decision valued by search.
 :class:`RummyLabeler` is :func:`train.move_net.data.generate`'s policy for Persian
 Rummy. At each of its decisions it asks its *valuer* for the value of every candidate
 (``valuer.candidate_values(engine, games, mask) -> (offsets, actions, values)``, the
-candidates of :func:`agents.rummy.net.features.candidate_actions`), records the
-observation, the candidates' features (:mod:`agents.rummy.net.features`) and the
+candidates of :func:`agents.rummy.move_net.features.candidate_actions`), records the
+observation, the candidates' features (:mod:`agents.rummy.move_net.features`) and the
 values, and plays the best candidate (or, with probability ``explore``, a uniformly
 random one). Decisions with one candidate (greedy's) are played, not recorded.
 
@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.move_net import best_moves
+from agents.core.move_net import best_moves
 from agents.rummy.ismcts import RummyISMCTSAgent
-from agents.rummy.net.features import candidate_features
+from agents.rummy.move_net.features import candidate_features
 from agents.rummy.rollout import RummyRolloutAgent, candidate_actions
 from pasur_env.core.policy import GameView, check_actions
 from train.move_net.data import Labeler
@@ -33,7 +33,7 @@ from train.move_net.games import NetGame, stacked_relabellings
 
 __all__ = ["RummyLabeler", "make_valuer", "ActionValues", "LABEL_SEARCHES", "NET_GAME"]
 
-#: the searches that can label (``train.net --label-search``)
+#: the searches that can label (``train.move_net --label-search``)
 LABEL_SEARCHES = ("rollout", "ismcts")
 
 
@@ -111,7 +111,7 @@ def _text(args: Any) -> str:
 
 def _relabellings(players: int, rng: np.random.Generator,
                   n: int) -> tuple[np.ndarray, np.ndarray]:
-    from agents.rummy.net.features import move_row_permutation
+    from agents.rummy.move_net.features import move_row_permutation
     from pasur_env.rummy.symmetry import observation_permutation, random_card_permutations
 
     return stacked_relabellings(random_card_permutations(rng, n), observation_permutation,
@@ -128,8 +128,8 @@ def _check(args: Any) -> str | None:
 
 
 NET_GAME = NetGame(
-    "persian_rummy", "Persian Rummy", "agents.rummy.net:RummyMoveNet",
-    "agents.rummy.net:RummyNetAgent", _labeler, _text, _relabellings, check=_check,
+    "persian_rummy", "Persian Rummy", "agents.rummy.move_net:RummyMoveNet",
+    "agents.rummy.move_net:RummyNetAgent", _labeler, _text, _relabellings, check=_check,
     train_longer="continue it with `--resume` and more `--iterations` and "
     "`--total-decisions`, as the shipped network was made (`agents/pretrained/README.md`)",
 )

@@ -1,10 +1,17 @@
-"""Compiled helpers shared by the agents that reason about full moves (greedy,
-heuristic, ISMCTS): the moves open at a decision and the action that makes one.
+"""The Pasur move toolkit: what an agent that reasons about whole moves needs, compiled.
 
 A *full move* is a played card plus the capture set it takes (``captured = 0`` when
-the card is laid). In the CAPTURE phase the moves are the pending card's options
-that extend the current selection, so an agent can decide whole moves in both
-phases and emit them one action at a time (:func:`emit_action`).
+the card is laid). The engine acts one action at a time (PLAY a card, then TAKE its
+captures card by card in the CAPTURE phase); an agent that thinks in whole moves lists
+the moves open at a decision with :func:`decision_moves`, picks one, and turns it into
+the action due now with :func:`emit_action` (one game) or :func:`emit_actions` (a
+batch). In the CAPTURE phase the moves are the pending card's options that extend the
+selection made so far, so the same agent decides whole moves in both phases.
+
+A search plays moves on one-game copies (:func:`play_full_move`) under the rules of
+:func:`round_params` (the copy stops at the round's end). Everything but
+:func:`round_params` is a numba function, callable from the agents' own compiled
+kernels; the greedy, heuristic, ISMCTS, endgame and network agents are built on it.
 """
 
 from __future__ import annotations
@@ -26,10 +33,12 @@ __all__ = [
     "decision_moves",
     "emit_action",
     "emit_actions",
+    "play_full_move",
     "round_params",
 ]
 
-#: buffer length for the moves of one decision
+#: buffer length for the moves of one decision (``cards`` and ``capts`` of
+#: :func:`decision_moves`): more than any Pasur decision has
 MOVE_BUF = 256
 #: row 0 of a one-game scratch state, the empty card set and "no automatic reset", as
 #: *typed* (non-literal) constants: a literal ``0``/``False`` argument makes numba
@@ -44,22 +53,29 @@ NO_RESET = np.bool_(False)
 # inlines these.
 @njit("int64(int64)", cache=True)
 def popcnt(x: int) -> int:
+    """The number of cards in card set ``x`` (a 52-bit mask): how many cards a capture
+    takes, for an agent's own scoring kernel."""
     return K.popcount(x)
 
 
 @njit("int64(int64)", cache=True)
 def low(x: int) -> int:
+    """The lowest card id in card set ``x``: walks a capture set card by card in the
+    order the engine takes them."""
     return K.lowest(x)
 
 
 @njit("int64(int64, int64)", cache=True)
 def side_of(seat: int, num_players: int) -> int:
+    """The side (team) of ``seat`` at a table of ``num_players``: whose points a move
+    adds to, in a search that values moves per side."""
     return K.side_of(seat, num_players)
 
 
 @njit(cache=True)
 def option_extends(table: int, card: int, sel: int, option: int) -> bool:
-    """Whether ``option`` can still be reached from selection ``sel`` by legal TAKEs.
+    """Whether capture ``option`` of ``card`` can still be reached from the selection
+    ``sel`` by legal TAKEs: which whole moves stay open in the CAPTURE phase.
 
     Checked with the engine's own legality (``take_bits``): each remaining card of
     the option, in ascending id order, must be a legal take.
@@ -79,7 +95,9 @@ def option_extends(table: int, card: int, sel: int, option: int) -> bool:
 
 @njit(cache=True)
 def decision_moves(st: np.ndarray, b: int, cards: np.ndarray, capts: np.ndarray) -> int:
-    """The full moves open to game ``b``'s mover at this decision.
+    """The full moves open to game ``b``'s mover at this decision, written to ``cards``
+    and ``capts`` (the card played, the set captured; buffers of :data:`MOVE_BUF`): the
+    candidates an agent chooses among, in the engine's order (card id ascending).
 
     PLAY phase: every full move (``enumerate_moves``). CAPTURE phase: the options of
     the pending card that extend the current selection. Returns the number of moves,
@@ -108,7 +126,9 @@ def decision_moves(st: np.ndarray, b: int, cards: np.ndarray, capts: np.ndarray)
 
 @njit(cache=True)
 def emit_action(st: np.ndarray, b: int, card: int, captured: int) -> int:
-    """The action that advances full move ``(card, captured)`` in game ``b`` now."""
+    """The action that advances full move ``(card, captured)`` in game ``b`` now: the
+    card in the PLAY phase, the next card to TAKE in the CAPTURE phase. An agent that
+    chose a whole move plays it with one call per decision."""
     if st[b, K.PHASE] == K.PLAY:
         return card
     return K.TAKE_OFFSET + low(captured & ~st[b, K.SELECTION])
@@ -120,7 +140,8 @@ def play_full_move(
 ) -> bool:
     """Play full move ``(card, captured)`` in the one-game copy ``work``: PLAY the card
     (unless it is pending), then its TAKEs in ascending order. Returns whether the round
-    ended on it (``info`` holds that step's result)."""
+    ended on it (``info`` holds that step's result): a search's step from one decision
+    to the next."""
     seat = work[0, K.MOVER]
     first = True
     while first or (work[0, K.PHASE] == K.CAPTURE and work[0, K.MOVER] == seat):
@@ -136,15 +157,17 @@ def play_full_move(
 def emit_actions(
     st: np.ndarray, games: np.ndarray, cards: np.ndarray, capts: np.ndarray, out: np.ndarray
 ) -> None:
-    """:func:`emit_action` for a batch: the action due now for move ``(cards[i], capts[i])``
-    of game ``games[i]``."""
+    """:func:`emit_action` for a batch, written to ``out``: the action due now for move
+    ``(cards[i], capts[i])`` of game ``games[i]``; how a batched agent turns the moves it
+    chose into the actions it returns."""
     for i in range(games.shape[0]):
         out[i] = emit_action(st, games[i], cards[i], capts[i])
 
 
 def round_params(engine: object) -> np.ndarray:
-    """The rules of ``engine`` with one-round episodes: what a search plays its copies
-    under, so that a copy stops at the round's end and reports its scoring."""
+    """The rules of ``engine`` with one-round episodes (a copy of its parameter row):
+    what a search plays its copies under, so that a copy stops at the round's end and
+    reports its scoring."""
     rparams = engine.params.copy()  # type: ignore[attr-defined]
     rparams[K.P_EPISODE_ROUND] = 1
     return rparams

@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from agents.pasur._moves import MOVE_BUF, decision_moves, popcnt
 from agents.pasur.heuristic import heuristic_params, heuristic_scores
+from agents.pasur.moves import MOVE_BUF, decision_moves, popcnt
 from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.move_features import reply_summary
@@ -140,7 +140,7 @@ def candidate_moves(
     ``offsets[i]:offsets[i + 1]`` (``offsets`` has ``len(games) + 1`` entries); ``cards``
     and ``captured`` (52-bit masks, 0 for a lay) describe each move and ``features`` is
     float32 ``(n_moves, MOVE_WIDTH)``. Moves are listed in the engine's order
-    (``agents.pasur._moves.decision_moves``).
+    (``agents.pasur.moves.decision_moves``).
     """
     st = engine.state  # type: ignore[attr-defined]
     games = np.ascontiguousarray(games, dtype=np.int64)

@@ -1,10 +1,10 @@
 """The Persian Rummy ``net`` agent: the move-scoring network alone, greedy elsewhere.
 
 At the decisions that shape a turn (the draw with a takeable pile card, the discard:
-:mod:`agents.rummy.net.features`) it scores every candidate with the network
-(:class:`agents.rummy.net.model.RummyMoveNet`, one batched forward pass per call) and
+:mod:`agents.rummy.move_net.features`) it scores every candidate with the network
+(:class:`agents.rummy.move_net.model.RummyMoveNet`, one batched forward pass per call) and
 plays the best; every other decision is greedy's, as in ``rollout``, whose choices the
-network learned from (``train.net --config rummy``). No search, no randomness. The
+network learned from (``train.move_net --config rummy``). No search, no randomness. The
 shipped network is ``agents/pretrained/rummy_net_4p.npz``.
 """
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.move_net import best_moves
-from agents.rummy.net.features import candidate_actions, candidate_features
-from agents.rummy.net.model import RummyMoveNet
+from agents.core.base import Agent
+from agents.core.move_net import best_moves
+from agents.rummy.move_net.features import candidate_actions, candidate_features
+from agents.rummy.move_net.model import RummyMoveNet
 from pasur_env.core.policy import GameView, check_actions
 
 __all__ = ["RummyNetAgent", "PRETRAINED_RUMMY_NET"]
@@ -31,7 +31,7 @@ class RummyNetAgent(Agent):
 
     Args:
         seed: unused (the agent is deterministic); accepted for the registry.
-        path: a network file (``.npz``, written by ``train.net --config rummy``);
+        path: a network file (``.npz``, written by ``train.move_net --config rummy``);
             default: the shipped one.
         model: a :class:`RummyMoveNet` already in memory (instead of ``path``).
     """
@@ -46,7 +46,7 @@ class RummyNetAgent(Agent):
             file = PRETRAINED_RUMMY_NET if path is None else Path(path)
             if path is None and not file.exists():
                 raise ValueError(f"{self.name}: no shipped Persian Rummy network ({file.name}); "
-                                 "train one with `python -m train.net --config rummy`")
+                                 "train one with `python -m train.move_net --config rummy`")
             model = RummyMoveNet.shared(file)
         if not isinstance(model, RummyMoveNet):
             raise TypeError(f"{self.name}: model must be a RummyMoveNet, got "

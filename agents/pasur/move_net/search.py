@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.pasur._moves import emit_actions
+from agents.core.search import decision_seeds
 from agents.pasur.endgame import endgame_values
 from agents.pasur.inference import (
     MAX_PLAYS,
@@ -55,9 +55,9 @@ from agents.pasur.inference import (
     opponent_play,
 )
 from agents.pasur.ismcts import ISMCTSAgent, search_values
-from agents.pasur.net.agent import NetAgent, best_moves
-from agents.pasur.net.model import MoveNet
-from agents.search import decision_seeds
+from agents.pasur.move_net.agent import NetAgent, best_moves
+from agents.pasur.move_net.model import MoveNet
+from agents.pasur.moves import emit_actions
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
 
@@ -157,7 +157,7 @@ class NetSearchAgent(ISMCTSAgent):
 
     @property
     def player_counts(self) -> tuple[int, ...]:  # type: ignore[override]
-        """Its network's (see :class:`~agents.pasur.net.agent.NetAgent`)."""
+        """Its network's (see :class:`~agents.pasur.move_net.agent.NetAgent`)."""
         return self.net.player_counts
 
     @property

@@ -2,17 +2,17 @@
 move ``m`` (a game's subclass says its move-row width and game id).
 
 The first layer is split in two: the decision's observation ``s`` goes through
-``W_obs`` once per decision, each move's features ``m`` (:mod:`agents.pasur.net.features`,
-:mod:`agents.rummy.net.features`) through ``W_move`` once per move, and their sum feeds
+``W_obs`` once per decision, each move's features ``m`` (:mod:`agents.pasur.move_net.features`,
+:mod:`agents.rummy.move_net.features`) through ``W_move`` once per move, and their sum feeds
 a small MLP that outputs the move's value: the expected round-point difference (own
 side minus the others' mean) after playing it.
 
 Inference is plain numpy (float32 matrix products), so the ``net`` agent needs no
-torch; :mod:`train.net` fits the same parameters with torch and saves them here as an
+torch; :mod:`train.move_net` fits the same parameters with torch and saves them here as an
 ``.npz`` file with a JSON header of metadata (game, observation size, players, move-row
 width, how it was made), which :meth:`MoveNetBase.check` compares with the game it is
 asked to play. One implementation for both games: a game's class
-(``agents.pasur.net.MoveNet``, ``agents.rummy.net.RummyMoveNet``) sets only
+(``agents.pasur.move_net.MoveNet``, ``agents.rummy.move_net.RummyMoveNet``) sets only
 :attr:`MoveNetBase.GAME` and :attr:`MoveNetBase.MOVE_WIDTH`.
 """
 

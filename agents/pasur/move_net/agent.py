@@ -1,8 +1,8 @@
 """The ``net`` agent: the move-scoring network alone, one batched forward pass per call.
 
 For each decision it lists the full moves open to the mover with their features
-(:func:`agents.pasur.net.features.candidate_moves`), scores them with the network
-(:class:`agents.pasur.net.model.MoveNet`) and plays the best; in the CAPTURE phase it scores
+(:func:`agents.pasur.move_net.features.candidate_moves`), scores them with the network
+(:class:`agents.pasur.move_net.model.MoveNet`) and plays the best; in the CAPTURE phase it scores
 the pending card's options that extend the selection and emits the next TAKE. No
 search, no randomness. The shipped networks (``agents/pretrained/net_<P>p.npz``, one
 per number of players) are picked by the game's player count.
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
-from agents.move_net import best_moves
-from agents.pasur._moves import emit_actions
-from agents.pasur.net.features import candidate_moves
-from agents.pasur.net.model import MoveNet
+from agents.core.base import Agent
+from agents.core.move_net import best_moves
+from agents.pasur.move_net.features import candidate_moves
+from agents.pasur.move_net.model import MoveNet
+from agents.pasur.moves import emit_actions
 from pasur_env.core.policy import GameView, check_actions
 
 __all__ = ["NetAgent", "pretrained_net_path", "best_moves"]
@@ -90,7 +90,7 @@ class NetAgent(Agent):
             if not path.exists():
                 raise ValueError(
                     f"{self.name}: no shipped network for {num_players} players ({path.name}); "
-                    f"train one with `python -m train.net --players {num_players}`"
+                    f"train one with `python -m train.move_net --players {num_players}`"
                 )
             model = self._models[num_players] = _shipped(num_players)
         model.check(obs_size, num_players, self.name)

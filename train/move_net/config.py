@@ -1,0 +1,233 @@
+"""The settings of the move-network pipeline (:mod:`train.move_net.pipeline`) and its
+named configurations.
+
+:class:`Args` is every setting with its meaning; :data:`CONFIGS` the presets ``--config``
+picks (``default``, ``long``: the shipped 2-player ``net``, ``rummy``: Persian Rummy's,
+and ``tiny``/``rummy-tiny`` for tests and smoke runs); flags given on the command line
+win over a preset. :func:`check_args` refuses settings that parse but cannot run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from train.move_net.games import NET_GAMES, net_game
+
+__all__ = ["Args", "CONFIGS", "check_args"]
+
+
+@dataclass
+class Args:
+    name: str = "net"
+    """run name: everything is written to ``<out>/<name>/``"""
+    out: str = "runs"
+    """folder holding the runs (``--out DIR``: the run is ``DIR/NAME/``)"""
+    config: str = "default"
+    """named configuration whose values replace the defaults below: ``default``, ``long``
+    or ``tiny`` (Pasur), ``rummy`` or ``rummy-tiny`` (Persian Rummy) (flags given on the
+    command line still win)"""
+    game: str = "pasur"
+    """the game: ``pasur`` or ``persian_rummy`` (4 players; use ``--config rummy``)"""
+    preset: str | None = None
+    """Pasur's rule preset to train on, such as the small variants ``mini`` and ``small``
+    (2 players, one-round episodes: ``docs/rules.md`` section 8); the labelling games and
+    every evaluation use it (``None``: the full game)"""
+    seed: int = 0
+    """seed of the games, the searches, the network's initialisation and the evaluations
+    (default 0, as in every command: the same command gives the same result)"""
+    players: int = 2
+    """players per game (4 = two teams); the network is made for this number"""
+    total_decisions: int = 130_000
+    """labelled decisions to collect in all (forced decisions are not counted)"""
+    iterations: int = 2
+    """label-fit rounds the decisions are split into; the network joins the opponents'
+    mix after the first"""
+    label_budget: int = 240
+    """search rollouts per labelled decision (split over its moves; Persian Rummy:
+    determinizations per decision, each candidate played out on every one); a 2-deal horizon with
+    the heuristic throughout costs more per rollout than the round played out with 6
+    heuristic plies then greedy (``make train`` took 18.0 instead of 14.6 min at 300), so
+    240 keeps ``make train`` and ``make train-long`` in their time"""
+    label_search: str = "rollout"
+    """Persian Rummy: the search that labels, ``rollout`` (``label_budget``
+    determinizations per decision) or ``ismcts`` (``label_budget`` rollouts per decision)"""
+    label_horizon: int = 2
+    """deals a labelling rollout plays after the move before the position is valued by
+    the points captured so far and the expected clubs award (0: play the round out);
+    the later deals' card luck, most of a rollout's noise, is left out of the labels"""
+    label_plies: int | None = None
+    """rollout actions played by the heuristic before greedy takes over (``None``: the
+    whole rollout)"""
+    explore: float = 0.05
+    """probability that the labeler plays a random candidate move instead of its best"""
+    opponent_mix: str = "self:1,heuristic:1,greedy:0.5,random:0.25,net:1"
+    """the labeler's opponents and their weights (``self``: the labeler; ``net``: the
+    network being trained, from the second iteration)"""
+    batch: int = 256
+    """one-round games played together while labelling"""
+    hidden: int = 512
+    """width of the network's first hidden layer (the second is half of it)"""
+    epochs: int = 16
+    """passes over the labelled data at each fit (each pass sees every decision under a
+    new random relabelling when ``augment``)"""
+    batch_size: int = 512
+    """decisions per minibatch"""
+    learning_rate: float = 1e-3
+    """Adam step size at the start of a fit (decays linearly to a tenth)"""
+    weight_decay: float = 1e-5
+    """Adam weight decay"""
+    level_weight: float = 0.5
+    """weight of the decision's mean value in the loss (the move advantages weigh 1)"""
+    policy_weight: float = 0.5
+    """weight of the cross-entropy between the softmax of the search values and of the
+    network's values over each decision's moves (the weight on the moves near the top)"""
+    temperature: float = 1.0
+    """temperature of those softmaxes, in round points"""
+    value_scale: float = 1.0
+    """the values are fitted in units of this many round points (the network's output
+    too; the agent plays by their order); Persian Rummy's differences are ten times
+    Pasur's"""
+    augment: bool = True
+    """fit on randomly relabelled copies of each decision (the non-club suits exchanged
+    rank by rank, a symmetry of the rules: :mod:`pasur_env.pasur.symmetry`)"""
+    eval_rounds: int = 2_000
+    """duplicate-deal rounds per opponent after each iteration"""
+    eval_opponents: str = "greedy,heuristic"
+    """opponents of the evaluation after each iteration"""
+    rounds: int = 10_000
+    """duplicate-deal rounds per opponent in the final evaluation"""
+    final_eval_opponents: str = "random,greedy,heuristic,ismcts:400,ppo"
+    """final opponents; ``name:R`` plays only R rounds (ISMCTS is slow); ``ppo`` only with
+    2 players"""
+    torch_threads: int = 2
+    """torch CPU threads while fitting (the search uses numba's threads while labelling)"""
+    time_limit_min: float = 0.0
+    """stop labelling after this many minutes in all (0 = no limit); the data so far is
+    still fitted, evaluated and reported"""
+    time_budget_min: float = 0.0
+    """wall-time budget of the whole run in minutes, final evaluation included (0 = none:
+    the fixed work above). The first iteration's labelling measures the machine, then
+    ``total_decisions`` (more or fewer), ``iterations`` and ``epochs`` (at most the values
+    above) are planned to end within it; the plan is recorded in ``config.json``, the
+    checkpoint and the report, which also prints the same run as a fixed-work command"""
+    resume: bool = False
+    """continue from this run's latest checkpoint"""
+    refit: bool = False
+    """with ``--resume``: instead of labelling more, fit a new network from scratch
+    (``hidden`` wide, ``epochs`` passes, ``augment`` as given) on all the run's labelled
+    data, then evaluate, checkpoint and report it (a budgeted run's plan does not apply:
+    the epochs are the ones given). The labels are the costly part; this tries a width, a
+    longer fit or the augmentation on labels already paid for"""
+    address: str | None = None
+    """label on Ray (the rllib extra): ``local``, ``local:N`` (a local instance with N
+    CPUs), ``auto`` (the cluster the machine belongs to) or ``HOST:PORT``. The labelling is cut
+    into shards that depend on the seed, the iteration and the shard's index only, so the
+    data and the network are the same whatever the number of workers; they differ from a
+    run without ``--address`` after the first batch (:mod:`train.move_net.distributed`)"""
+    workers: int = 0
+    """with ``address``: labelling shards in flight at once (0: the cluster's CPUs)"""
+    progress: bool = True
+    """progress bars on stderr (``--no-progress``: none; default: on when stderr is a
+    terminal)"""
+
+
+#: named configurations (``--config``); the defaults above are ``default``
+CONFIGS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "long": {  # about 58 min on 2 cores: the shipped 2-player ``net``
+        "total_decisions": 450_000,
+        "iterations": 3,
+        "final_eval_opponents": "random,greedy,heuristic,ismcts:1000,ppo",
+    },
+    "rummy": {  # Persian Rummy (make train GAME=persian_rummy, with a 28-minute budget)
+        "game": "persian_rummy",
+        "players": 4,
+        "total_decisions": 90_000,
+        "iterations": 3,
+        "label_budget": 8,
+        "explore": 0.05,
+        "opponent_mix": "self:1,greedy:1,rollout:0.5,random:0.1,net:1",
+        "batch": 64,
+        "hidden": 256,
+        "epochs": 8,
+        "batch_size": 512,
+        "temperature": 8.0,
+        "value_scale": 10.0,
+        "augment": False,
+        "eval_rounds": 200,
+        "eval_opponents": "greedy,rollout",
+        "rounds": 1_000,
+        "final_eval_opponents": "random,greedy,rollout",
+    },
+    "rummy-tiny": {  # Persian Rummy's tests and smoke runs
+        "game": "persian_rummy",
+        "players": 4,
+        "total_decisions": 200,
+        "iterations": 2,
+        "label_budget": 2,
+        "opponent_mix": "self:1,greedy:1,net:1",
+        "batch": 8,
+        "hidden": 32,
+        "epochs": 1,
+        "batch_size": 64,
+        "value_scale": 10.0,
+        "augment": True,
+        "eval_rounds": 10,
+        "eval_opponents": "greedy",
+        "rounds": 10,
+        "final_eval_opponents": "random,greedy",
+        "torch_threads": 1,
+        "progress": False,
+    },
+    "tiny": {  # tests and smoke runs
+        "total_decisions": 300,
+        "iterations": 2,
+        "label_budget": 16,
+        "batch": 16,
+        "hidden": 32,
+        "epochs": 1,
+        "batch_size": 64,
+        "eval_rounds": 20,
+        "rounds": 20,
+        "final_eval_opponents": "random,greedy",
+        "torch_threads": 1,
+        "progress": False,
+    },
+}
+
+
+def check_args(args: Args) -> str | None:
+    """What is wrong with settings that parse but cannot run, or None."""
+    if args.players not in (2, 3, 4):
+        return f"--players must be 2, 3 or 4, got {args.players}"
+    if args.game not in NET_GAMES:
+        return f"--game must be {' or '.join(NET_GAMES)}, got {args.game!r}"
+    if args.label_search not in ("rollout", "ismcts"):
+        return f"--label-search must be rollout or ismcts, got {args.label_search!r}"
+    refused = net_game(args.game).check(args)  # what the game itself refuses
+    if refused is not None:
+        return refused
+    if args.time_budget_min < 0:
+        return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
+    if args.address is not None:
+        from agents.evaluation.distributed import parse_address
+
+        try:
+            parse_address(args.address)
+        except ValueError as e:
+            return str(e)
+        if args.time_budget_min:
+            return ("--time-budget-min plans from this machine's labelling speed: give "
+                    "--total-decisions with --address")
+    if args.workers < 0:
+        return f"--workers must be 0 (the cluster's CPUs) or positive, got {args.workers}"
+    if args.refit and not args.resume:
+        return "--refit fits anew on a run's labelled data: give --resume and the run's --name"
+    if args.refit and args.time_budget_min:
+        return "--refit labels nothing, so there is no budget to plan: drop --time-budget-min"
+    if args.time_budget_min and args.time_limit_min:
+        return ("--time-budget-min and --time-limit-min do not go together: the budget "
+                "already ends the run in time, and plans it so that it can be made again")
+    return None
+
