@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 from agents import Agent
+from agents.core.toolkit import packed_rows
 from agents.evaluation.match import evaluate
 from agents.pasur import toolkit as PT
 from agents.rummy import toolkit as RT
-from agents.core.toolkit import packed_rows
 from pasur_env import Engine, GameView
 from pasur_env.pasur import kernels as PK
 from pasur_env.rummy import RummyEngine

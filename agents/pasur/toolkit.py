@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.pasur.moves import MOVE_BUF, decision_moves, low, popcnt
 from agents.core.toolkit import ActionSequence, choose_with, engine_games, packed_rows, per_decision
+from agents.pasur.moves import MOVE_BUF, decision_moves, low, popcnt
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
@@ -137,7 +137,8 @@ def game_moves(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
 @njit(cache=True)
 def _fill_moves(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
                 offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
-    """:func:`game_moves` of ``games[start:]`` packed for :func:`~agents.core.toolkit.packed_rows`."""
+    """:func:`game_moves` of ``games[start:]``, packed for
+    :func:`~agents.core.toolkit.packed_rows`."""
     for i in range(start, games.shape[0]):
         o = offsets[i]
         if o + MOVE_BUF > facts.shape[0]:

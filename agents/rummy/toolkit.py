@@ -37,7 +37,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.rummy.plan import meld_points
 from agents.core.toolkit import (
     MAX_ACTIONS,
     ActionSequence,
@@ -46,6 +45,7 @@ from agents.core.toolkit import (
     packed_rows,
     per_decision,
 )
+from agents.rummy.plan import meld_points
 from pasur_env.core.bits import highest, lowest, popcount
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
