@@ -143,7 +143,8 @@ def resolve(factory: Factory | str) -> Factory:
 
 #: the games' rows of the ``agents`` layer by id, read on first use
 AGENT_GAMES: PluginTable[AgentGame] = PluginTable(
-    "agents row", ("agents.pasur.game", "agents.rummy.game"), "AGENT_GAME", "agents.games")
+    "agents row", ("agents.pasur.game", "agents.rummy.game"), "AGENT_GAME", "agents.games",
+    row_type=AgentGame)
 
 
 def agent_game(game: Any) -> AgentGame:
@@ -154,6 +155,4 @@ def agent_game(game: Any) -> AgentGame:
 def register_game(row: AgentGame, *, overwrite: bool = False) -> AgentGame:
     """Add a game's row of the ``agents`` layer (its :class:`pasur_env.games.GameInfo`
     is registered with :func:`pasur_env.games.register_game`)."""
-    if not isinstance(row, AgentGame):
-        raise TypeError(f"register_game() takes an AgentGame, got {type(row).__name__}")
     return AGENT_GAMES.register(row, overwrite=overwrite)

@@ -105,7 +105,7 @@ def _register_gymnasium(info: GameInfo) -> None:
 #: the games by id, the project's own first (Pasur, Persian Rummy), read on first use
 GAMES: PluginTable[GameInfo] = PluginTable(
     "game", ("pasur_env.pasur.game", "pasur_env.rummy.game"), "GAME", "pasur_env.games",
-    on_register=_register_gymnasium)
+    on_register=_register_gymnasium, row_type=GameInfo)
 #: the game ids, Pasur first (a live view: a game registered later is in it)
 GAME_IDS: Sequence[str] = GAMES.ids
 
@@ -118,6 +118,4 @@ def game_info(game: Any) -> GameInfo:
 def register_game(info: GameInfo, *, overwrite: bool = False) -> GameInfo:
     """Add a game to the table (and its Gymnasium id): the one line a game outside the
     project writes (or an entry point of the group ``pasur_env.games``)."""
-    if not isinstance(info, GameInfo):
-        raise TypeError(f"register_game() takes a GameInfo, got {type(info).__name__}")
     return GAMES.register(info, overwrite=overwrite)

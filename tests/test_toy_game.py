@@ -202,3 +202,11 @@ def test_a_row_is_checked_when_registered() -> None:
         register_game(replace(GAME, id="Toy-2"))
     with pytest.raises(TypeError, match="GameInfo"):
         register_game("toy")  # type: ignore[arg-type]
+    from agents.games import register_game as register_agents
+    from train.move_net.games import register_game as register_net
+    from train.ppo.games import register_game as register_ppo
+
+    for register, kind in ((register_agents, "AgentGame"), (register_net, "NetGame"),
+                           (register_ppo, "PpoGame")):
+        with pytest.raises(TypeError, match=f"register_game\\(\\) takes a {kind}, got GameInfo"):
+            register(GAME)  # type: ignore[arg-type]

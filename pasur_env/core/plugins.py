@@ -104,12 +104,15 @@ class PluginTable(Mapping[str, T], Generic[T]):
         group: the entry-point group read after them.
         on_register: called with every row added (the game table registers its
             Gymnasium id).
+        row_type: the class of a row: :meth:`register` refuses anything else
+            (``TypeError``), so a game's ``register_game`` is one line.
     """
 
     def __init__(self, kind: str, builtin: Sequence[str], attribute: str, group: str,
-                 on_register: Callable[[T], None] | None = None) -> None:
+                 on_register: Callable[[T], None] | None = None,
+                 row_type: type | None = None) -> None:
         self.kind, self.builtin, self.attribute, self.group = kind, tuple(builtin), attribute, group
-        self._on_register = on_register
+        self._on_register, self.row_type = on_register, row_type
         self._rows: dict[str, T] = {}
         self._loaded = False
         #: the ids, in order, read live
@@ -140,7 +143,11 @@ class PluginTable(Mapping[str, T], Generic[T]):
 
     def register(self, row: T, *, overwrite: bool = False) -> T:
         """Add ``row`` under its ``id`` (a game id); returns it. An id already taken by
-        another row raises ``ValueError`` unless ``overwrite``."""
+        another row raises ``ValueError`` unless ``overwrite``; a row that is not a
+        ``row_type`` raises ``TypeError``."""
+        if self.row_type is not None and not isinstance(row, self.row_type):
+            raise TypeError(f"register_game() takes a {self.row_type.__name__}, "
+                            f"got {type(row).__name__}")
         self.collect()
         return self._add(row, overwrite)
 

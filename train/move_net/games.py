@@ -72,7 +72,7 @@ def stacked_relabellings(perms: np.ndarray, observation: Callable[[np.ndarray], 
 #: the games the pipeline trains, by id, read on first use
 NET_GAMES: PluginTable[NetGame] = PluginTable(
     "move-network plug-in", ("train.move_net.pasur", "train.move_net.rummy"), "NET_GAME",
-    "train.games")
+    "train.games", row_type=NetGame)
 
 
 def net_game(game: str) -> NetGame:
@@ -84,6 +84,4 @@ def net_game(game: str) -> NetGame:
 
 def register_game(row: NetGame, *, overwrite: bool = False) -> NetGame:
     """Add a game's plug-in of the move-network pipeline."""
-    if not isinstance(row, NetGame):
-        raise TypeError(f"register_game() takes a NetGame, got {type(row).__name__}")
     return NET_GAMES.register(row, overwrite=overwrite)

@@ -86,7 +86,8 @@ class PpoGame:
 
 #: the games the pipeline trains, by id, read on first use
 PPO_GAMES: PluginTable[PpoGame] = PluginTable(
-    "PPO plug-in", ("train.ppo.pasur", "train.ppo.rummy"), "PPO_GAME", "train.ppo_games")
+    "PPO plug-in", ("train.ppo.pasur", "train.ppo.rummy"), "PPO_GAME", "train.ppo_games",
+    row_type=PpoGame)
 
 
 def ppo_game(game: str) -> PpoGame:
@@ -98,6 +99,4 @@ def ppo_game(game: str) -> PpoGame:
 
 def register_game(row: PpoGame, *, overwrite: bool = False) -> PpoGame:
     """Add a game's plug-in of the PPO pipeline."""
-    if not isinstance(row, PpoGame):
-        raise TypeError(f"register_game() takes a PpoGame, got {type(row).__name__}")
     return PPO_GAMES.register(row, overwrite=overwrite)
