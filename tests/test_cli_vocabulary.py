@@ -307,3 +307,16 @@ def test_the_greeting_says_the_seed() -> None:
     out = io.StringIO()
     play("greedy", seed=7, input_stream=io.StringIO("quit\n"), output_stream=out)
     assert "the deals of seed 7" in out.getvalue()
+
+
+def test_a_training_evaluation_says_when_it_rounds_up(capsys) -> None:
+    """The training scripts' evaluations play whole deals: a count that is not one is
+    played rounded up, and the run says so in one line (never silently)."""
+    from train.common.evaluation import evaluate_game
+
+    res = evaluate_game("greedy", "random", game="pasur", rounds=3, seed=0)
+    assert res.rounds == 4
+    assert "evaluation vs random: 3 rounds played as 4, whole deals of 2 seatings" in (
+        capsys.readouterr().err)
+    evaluate_game("greedy", "random", game="pasur", rounds=4, seed=0)
+    assert "rounds played as" not in capsys.readouterr().err

@@ -12,6 +12,7 @@ result and writes ``final_eval.json``. Results carry ``a``, ``b``, ``rounds``,
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,8 +28,13 @@ def evaluate_game(a: Any, b: Any, *, game: str, rounds: int, seed: int,
     """One duplicate-deal match of ``a`` against ``b`` in ``game``: the evaluation API
     (:func:`agents.evaluation.match.evaluate`); ``kwargs`` go to it (``players``,
     ``games``)."""
-    from agents.evaluation.match import evaluate
+    from agents.evaluation.match import evaluate, seatings
+    from pasur_env.games import game_info
 
+    n = len(seatings(kwargs.get("players") or game_info(game).players[0]))
+    if rounds % n and not kwargs.get("games"):  # said, never silently changed
+        print(f"evaluation vs {b if isinstance(b, str) else type(b).__name__}: {rounds} rounds "
+              f"played as {-(-rounds // n) * n}, whole deals of {n} seatings", file=sys.stderr)
     return evaluate(a, b, game=game, rounds=rounds, seed=seed, progress=progress, **kwargs)
 
 
