@@ -52,7 +52,7 @@ from agents.evaluation.match import (
 )
 from agents.evaluation.progress import Progress
 from agents.evaluation.results import EvalResult
-from agents.registry import agent_label
+from agents.registry import agent_label, agent_provenance
 from pasur_env.core.extras import missing_extra
 from pasur_env.core.loop import DecisionClock
 
@@ -267,6 +267,8 @@ def evaluate_on_ray(
     games = _check_counts(rounds, batch, games, mode)
     seed = _resolve_seed(seed)
     spec = setup(game, players, preset, rule_flags)
+    built = _agents(spec.game, a, b, seed)  # on the driver first: a bad spec fails at once,
+    # and the result names where its agents come from
     R = len(seatings(spec.players))
     per_chunk = max(1, shard_rounds // R)
     round_groups = -(-int(rounds) // R) if mode == "round" else 0
@@ -289,8 +291,11 @@ def evaluate_on_ray(
     by_kind = {kind: merge_tallies([done[k][0] for k, p in enumerate(plan) if p[0] == kind])
                for kind in ("round", "game") if any(p[0] == kind for p in plan)}
     gtally = by_kind.get("game")
-    return _result(match, by_kind.get("round") or gtally, gtally, labels, seed, mode,
-                   spec.rules, seconds)
+    res = _result(match, by_kind.get("round") or gtally, gtally, labels, seed, mode,
+                  spec.rules, seconds)
+    res.provenance = {k: agent_provenance(s, agent, spec.game)
+                      for k, s, agent in zip("ab", (a, b), built, strict=True)}
+    return res
 
 
 class _Unused:
