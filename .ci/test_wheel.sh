@@ -2,7 +2,8 @@
 # The wheel and sdist as a user gets them (`make test-wheel`; CI runs it):
 #   1. build the sdist, and the wheel from that sdist (python -m build), then twine check;
 #   2. a fresh venv with the wheel and its [train,web] extras under constraints.txt, and
-#      .ci/wheel_smoke.py full, run from an empty folder outside the repository;
+#      .ci/wheel_smoke.py full, run from an empty folder outside the repository (with a copy
+#      of examples/: the guide's agents and their package, installed there by pip);
 #   3. the sdist's tests, unpacked next to no source package (only the wheel can be
 #      imported): all collect, a subset runs;
 #   4. the core install (no extras) on Python 3.10 (at the lowest pins) and 3.13 (at
@@ -35,8 +36,9 @@ fresh_venv() {
 smoke() {
     local dir
     dir=$(mktemp -d "$work/outside.XXXXXX")
-    cp .ci/wheel_smoke.py README.md "$dir/"
-    (cd "$dir" && "$1/bin/python" wheel_smoke.py "$2" --repo "$repo" --readme README.md)
+    cp -r .ci/wheel_smoke.py README.md examples "$dir/"
+    (cd "$dir" && "$1/bin/python" wheel_smoke.py "$2" --repo "$repo" --readme README.md \
+        --examples examples)
 }
 
 say "1. build sdist and wheel with $("$build_py" -m build --version)"
@@ -50,7 +52,7 @@ say "built $(basename "$sdist") ($(du -k "$sdist" | cut -f1) KiB), $(basename "$
 say "2. fresh venv, wheel[train,web] under constraints.txt"
 fresh_venv "$py" "$work/venv"
 "$work/venv/bin/python" -m pip install "${pip_q[@]}" -c constraints.txt "$wheel[train,web]" \
-    pytest pytest-xdist hypothesis httpx
+    pytest pytest-xdist hypothesis httpx setuptools
 "$work/venv/bin/python" .ci/check_constraints.py --python "$work/venv/bin/python" constraints.txt
 smoke "$work/venv" full
 

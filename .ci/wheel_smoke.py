@@ -7,8 +7,10 @@ no folder of the repository is on ``sys.path``, then runs what the README promis
 
 - ``core``: ``pasur doctor``, the README's python quick starts, both PettingZoo
   ``api_test``s and ``pasur eval greedy random`` (a core install: no extras);
-- ``full`` (the ``train`` and ``web`` extras) adds ``pasur serve`` answering ``GET /`` and
-  a tiny training run of the main pipeline (``python -m train.move_net --config tiny``).
+- ``full`` (the ``train`` and ``web`` extras) adds ``pasur serve`` answering ``GET /``, a
+  tiny training run of the main pipeline (``python -m train.move_net --config tiny``) and
+  the commands of docs/your_agent.md on the agents of ``examples/`` (:func:`example_commands`;
+  ``tests/test_examples.py`` runs the same list against the development install).
 
 Each check prints one ``smoke:`` line; the first failure ends the run with exit code 1.
 """
@@ -16,8 +18,10 @@ Each check prints one ``smoke:`` line; the first failure ends the run with exit 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -175,12 +179,84 @@ def tiny_training() -> str:
         return f"train.move_net --config tiny wrote report.md; last line: {last}"
 
 
+# ---- the guide's examples (docs/your_agent.md) -------------------------------------------
+#: rounds of each example match: enough to play every seating, a few seconds each
+EXAMPLE_ROUNDS = 20
+
+
+def install_package(pkg: Path, site: Path) -> None:
+    """``pip install --no-deps --no-build-isolation --target site`` of a copy of ``pkg``
+    (the copy keeps pip's build folders out of the source folder)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / pkg.name
+        shutil.copytree(pkg, src, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+        run_cli([sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                 "--no-deps", "--no-build-isolation", "--target", str(site), str(src)], 300)
+
+
+def example_commands(examples: Path, site: Path) -> list[tuple[str, list[str], Path | None]]:
+    """The guide's commands: a name, the ``pasur`` arguments (each writes JSON to stdout)
+    and the folder to put on ``PYTHONPATH`` (None: none). ``site`` holds the installed
+    example package (:func:`install_package`)."""
+    mine = f"{examples.resolve() / 'my_agent.py'}:MostCards"
+    batched = f"{examples.resolve() / 'batched_agent.py'}:BatchedMostCards"
+    rummy = f"{examples.resolve() / 'rummy_agent.py'}:MeldFirst"
+    rounds = ["--rounds", str(EXAMPLE_ROUNDS), "--json", "-"]
+    return [
+        ("eval path/my_agent.py:MostCards greedy", ["eval", mine, "greedy", *rounds], None),
+        ("eval my_agent:MostCards (PYTHONPATH) random",
+         ["eval", "my_agent:MostCards", "random", *rounds], examples),
+        ("eval batched_agent.py:BatchedMostCards greedy", ["eval", batched, "greedy", *rounds],
+         None),
+        ("tournament of both and greedy", ["tournament", mine, batched, "greedy", *rounds], None),
+        ("exploitability of MostCards on mini",
+         ["exploitability", mine, "--preset", "mini", "--json", "-"], None),
+        ("eval --game persian_rummy rummy_agent.py:MeldFirst random",
+         ["eval", "--game", "persian_rummy", rummy, "random", "--rounds", "4", "--json", "-"],
+         None),
+        ("eval mostpoints (an installed entry point) greedy",
+         ["eval", "mostpoints", "greedy", *rounds], site),
+    ]
+
+
+def run_example(args: list[str], pythonpath: Path | None) -> dict:
+    """Run one example command with ``pasur``; fail on a non-zero exit; its JSON."""
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(pythonpath),
+                                                        env.get("PYTHONPATH")) if p)
+    r = subprocess.run([script("pasur"), *args], capture_output=True, text=True, env=env,
+                       timeout=900)
+    if r.returncode != 0:
+        raise AssertionError(f"pasur {' '.join(args)} exited {r.returncode}:\n{r.stderr}")
+    return json.loads(r.stdout)
+
+
+def example_summary(data: dict) -> str:
+    """One line of an example's JSON: a match's mean, a ladder, or a NashConv."""
+    if "nash_conv" in data:
+        return f"NashConv {data['nash_conv']:.4f}"
+    if "ladder" in data:
+        return f"{len(data['ladder'])} agents ranked over {len(data['matches'])} matches"
+    return f"{data['rounds']} rounds, mean point diff {data['mean_point_diff']:+.2f}"
+
+
+def run_examples(examples: Path) -> None:
+    """Install the example package into a temporary folder and run every example command."""
+    with tempfile.TemporaryDirectory() as site:
+        check("install examples/my_agents_pkg (pip --target)",
+              lambda: install_package(examples / "my_agents_pkg", Path(site)))
+        for name, args, path in example_commands(examples, Path(site)):
+            check(f"example: {name}", lambda a=args, p=path: example_summary(run_example(a, p)))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the checks of one install kind; exit 0 only when all pass."""
     p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     p.add_argument("kind", choices=["core", "full"])
     p.add_argument("--repo", type=Path, required=True, help="the repository (must not be used)")
     p.add_argument("--readme", type=Path, required=True, help="the README to run")
+    p.add_argument("--examples", type=Path, help="a copy of examples/ (full: run the guide's)")
     args = p.parse_args(argv)
     log(f"python {sys.version.split()[0]} at {sys.executable}, {args.kind} install")
     check("imported from site-packages, repository not on sys.path",
@@ -193,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.kind == "full":
         check("pasur serve answers GET /", serve_answers)
         check("tiny training run", tiny_training)
+        if args.examples is not None:
+            run_examples(args.examples)
     log(f"all {args.kind} checks passed")
     return 0
 
