@@ -12,9 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from agents import registry
+from agents import Agent, registry
 from agents.evaluation.match import evaluate
 from agents.registry import build_agent, make_agent
 
@@ -379,3 +380,26 @@ def test_a_bad_spec_on_the_command_line_is_one_line(folder: Path) -> None:
     assert r.stderr.strip().splitlines() == [
         "pasur eval: error: agent './my_agent.py:MostCards': no option 'dpeth' (did you mean "
         "'depth'?); its options: depth, last"]
+
+
+# ---- the base class's defaults ---------------------------------------------------------------
+class _Coin(Agent):
+    """A one-decision-at-a-time agent with no seeding code: a random legal action."""
+
+    name = "coin"
+
+    def act(self, obs, mask, view) -> np.ndarray:
+        return np.array([self.rng.choice(np.flatnonzero(row)) for row in mask], dtype=np.int64)
+
+
+def test_the_base_class_seeds_rng_so_a_seeded_agent_repeats() -> None:
+    mask = np.ones((50, 104), dtype=bool)
+    first = make_agent(_Coin(), seed=7).act(None, mask, None)
+    again = make_agent(_Coin(), seed=7).act(None, mask, None)
+    other = make_agent(_Coin(), seed=8).act(None, mask, None)
+    np.testing.assert_array_equal(first, again)
+    assert not np.array_equal(first, other)
+    agent = _Coin()
+    agent.rng = np.random.default_rng(7)  # subclasses that set their own generator still can
+    np.testing.assert_array_equal(agent.act(None, mask, None), first)
+    assert isinstance(_Coin().rng, np.random.Generator)  # usable before any reset

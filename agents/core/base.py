@@ -40,8 +40,25 @@ class Agent(abc.ABC):
     player_counts: tuple[int, ...] | None = None
     observation_size: int | None = None
 
-    def reset(self, seed: int | None = None) -> None:  # noqa: B027 - optional hook
-        """Reseed the agent's internal random generator (no-op for deterministic agents)."""
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's random generator :attr:`rng` (``make_agent(..., seed=s)``
+        and every command call it with their seed when the class takes no ``seed``
+        argument). Agents with more state to forget override it."""
+        self.rng = np.random.default_rng(seed)
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The agent's random generator, for tie-breaks and sampling: seeded by
+        :meth:`reset`, so a match with a seed is repeatable without any code in the
+        agent (unseeded until the first ``reset``)."""
+        rng = self.__dict__.get("_rng")
+        if rng is None:
+            rng = self.__dict__["_rng"] = np.random.default_rng()
+        return rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self.__dict__["_rng"] = value
 
     @abc.abstractmethod
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
