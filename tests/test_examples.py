@@ -12,6 +12,7 @@ process: the batched agent chooses what the one-decision-at-a-time agent chooses
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -93,3 +94,12 @@ def test_the_batched_agent_chooses_what_most_cards_chooses() -> None:
         decisions += live.size
         eng.step([rng.choice(np.flatnonzero(mask[g])) for g in live], games=live)
     assert decisions > 2000
+
+
+def test_the_guide_quotes_the_example_files_as_they_are() -> None:
+    guide = (ROOT / "docs" / "your_agent.md").read_text(encoding="utf-8")
+    quoted = dict(re.findall(r"```python\n# (examples/\S+)\n(.*?)```", guide, flags=re.S))
+    assert sorted(quoted) == ["examples/batched_agent.py", "examples/my_agent.py",
+                              "examples/rummy_agent.py"]
+    for path, text in quoted.items():
+        assert text == (ROOT / path).read_text(encoding="utf-8"), f"{path} differs from the guide"
