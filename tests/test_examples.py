@@ -30,8 +30,6 @@ EXAMPLES = ROOT / "examples"
 def _smoke():
     """``.ci/wheel_smoke.py`` as a module (it is a script, not a package module)."""
     path = ROOT / ".ci" / "wheel_smoke.py"
-    if not path.is_file() or not EXAMPLES.is_dir():
-        pytest.skip("the repository's .ci/ and examples/ are not here")
     spec = importlib.util.spec_from_file_location("wheel_smoke", path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("wheel_smoke", mod)
