@@ -240,18 +240,21 @@ def agent_origins(game: str = "pasur") -> dict[str, str]:
     return {name: _ORIGINS[gid][name] for name in _NAMES[gid]}
 
 
-def agent_provenance(spec: str | Policy, agent: Any, game: str = "pasur") -> dict[str, Any]:
+def agent_provenance(spec: str | Policy, agent: Any, game: str = "pasur",
+                     players: int | None = None) -> dict[str, Any]:
     """Where the agent built from ``spec`` comes from, for a result's JSON: its spec and
-    origin and, unless it is a built-in, its source file and that file's SHA-256."""
+    origin, its class and the SHA-256 of the class's source file (unless it is a
+    built-in, the file too), and the file of its weights (at a table of ``players``) with
+    that file's SHA-256 (:func:`agents.specs.provenance`)."""
     gid = _game(game)
     if not isinstance(spec, str):
-        return _provenance(agent_label(spec), agent, "instance")
+        return _provenance(agent_label(spec), agent, "instance", players)
     name, _ = parse_agent_spec(spec)
     registered = _registered(name.strip(), gid)
     origin = (_ORIGINS[gid][registered] if registered is not None
               else "spec" if is_code_spec(name) else "loader")
     origin = "spec" if origin.startswith("spec ") else origin
-    return _provenance(spec.strip(), agent, origin)
+    return _provenance(spec.strip(), agent, origin, players)
 
 
 def offer_spec(spec: str, games: Any = None) -> tuple[str, list[str]]:

@@ -245,17 +245,38 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def provenance(label: str, agent: Any, origin: str) -> dict[str, Any]:
+def weights_file(agent: Any, players: int | None = None) -> Path | None:
+    """The file of weights ``agent`` plays with at a table of ``players``: what its
+    ``weights_file(players)`` says (the move networks, whose shipped file depends on
+    the table), else its ``path`` (saved models, CFR policies); None when it has none."""
+    find = getattr(agent, "weights_file", None)
+    try:
+        found = find(players) if callable(find) else getattr(agent, "path", None)
+    except (TypeError, ValueError):
+        return None
+    if isinstance(found, (str, Path)) and Path(found).is_file():
+        return Path(found).resolve()
+    return None
+
+
+def provenance(label: str, agent: Any, origin: str,
+               players: int | None = None) -> dict[str, Any]:
     """Where an agent came from, for a result's JSON: its spec (``label``), ``origin``
-    (``built-in``, ``entry point DIST VERSION``, ``spec``, ``registered``, ``instance``)
-    and, for any agent but a built-in, the file of its class and that file's SHA-256."""
+    (``built-in``, ``entry point DIST VERSION``, ``spec``, ``registered``, ``instance``),
+    its class and the SHA-256 of the class's file (and, but for a built-in, that file),
+    and the file of its weights with its SHA-256 when it plays with one
+    (:func:`weights_file`): a figure names the code and the network that made it."""
     out: dict[str, Any] = {"spec": label, "origin": origin}
-    if origin == "built-in":
-        return out
     path = source_file(agent)
     if path is not None and path.is_file():
-        out.update(file=str(path), sha256=file_digest(path))
+        if origin != "built-in":
+            out["file"] = str(path)
+        out["sha256"] = file_digest(path)
     module = type(agent).__module__
     out["class"] = type(agent).__qualname__ if module.startswith("pasur_user_") \
         else f"{module}.{type(agent).__qualname__}"
+    weights = weights_file(agent, players)
+    if weights is not None:
+        out.update(weights=weights.name if origin == "built-in" else str(weights),
+                   weights_sha256=file_digest(weights))
     return out

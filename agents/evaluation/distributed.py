@@ -43,6 +43,7 @@ import numpy as np
 from agents.evaluation.match import (
     Match,
     Tally,
+    _agent_seed,
     _agents,
     _check_counts,
     _resolve_seed,
@@ -59,7 +60,11 @@ from pasur_env.core.loop import DecisionClock
 __all__ = [
     "RayTasks", "evaluate_on_ray", "import_ray", "parse_address", "play_pairs_on_ray",
     "quiet_ray_environment", "ray_session", "ray_tmpdir", "chunk_seed", "SHARD_ROUNDS",
+    "play_chunks_here",
 ]
+
+#: plays a distributed evaluation's chunks: (job, plan, progress) -> {chunk: its answer}
+ChunkRunner = Callable[[dict[str, Any], list[tuple[str, int, int]], bool], dict[int, Any]]
 
 #: rounds per chunk of a distributed evaluation (a fixed size, so the figures of
 #: stochastic agents do not depend on the number of workers)
@@ -233,7 +238,7 @@ def _play_chunk(job: dict[str, Any], episode: str, offset: int, groups: int,
                 chunk: int) -> tuple[Tally, list[float], list[int]]:
     """One chunk of a match, in a task: its tally and the agents' thinking times."""
     single_threaded()
-    agents = _agents(job["game"], job["a"], job["b"], chunk_seed(job["seed"], chunk))
+    agents = _agents(job["game"], job["a"], job["b"], chunk_seed(job["agent_seed"], chunk))
     match = Match(agents, job["players"], job["seed"], job["batch"], job["engine_flags"],
                   game=job["game"])
     tally = match.run(groups, episode, Progress(groups, "", "", False), offset=offset)
@@ -254,11 +259,14 @@ def evaluate_on_ray(
     a: str, b: str, rounds: int = 10_000, players: int | None = None, seed: int | None = 0,
     mode: str = "round", games: int | None = None, batch: int = 4096, progress: bool = True,
     preset: str | None = None, *, game: str = "pasur", shard_rounds: int = SHARD_ROUNDS,
-    **rule_flags: Any,
+    agent_seed: int | None = None, run_chunks: ChunkRunner | None = None, **rule_flags: Any,
 ) -> EvalResult:
     """:func:`agents.evaluation.match.evaluate` with the duplicate groups played in Ray
     tasks (call it inside :func:`ray_session`); the arguments are ``evaluate``'s, the
-    agents given by spec. ``shard_rounds``: rounds per task (module docstring)."""
+    agents given by spec. ``shard_rounds``: rounds per task (module docstring).
+    ``run_chunks``: plays the chunks elsewhere, ``(job, plan, progress) -> {chunk:
+    _play_chunk's answer}`` (default: Ray tasks; :func:`play_chunks_here` plays them in
+    this process, the same figures without Ray)."""
     for spec in (a, b):
         if not isinstance(spec, str):
             raise TypeError(f"a distributed evaluation takes agent specs (names), got {spec!r}")
@@ -266,8 +274,9 @@ def evaluate_on_ray(
         raise ValueError(f"shard_rounds must be a positive int, got {shard_rounds!r}")
     games = _check_counts(rounds, batch, games, mode)
     seed = _resolve_seed(seed)
+    agent_seed = _agent_seed(agent_seed, seed)
     spec = setup(game, players, preset, rule_flags)
-    built = _agents(spec.game, a, b, seed)  # on the driver first: a bad spec fails at once,
+    built = _agents(spec.game, a, b, agent_seed)  # on the driver first: a bad spec fails at once,
     # and the result names where its agents come from
     R = len(seatings(spec.players))
     per_chunk = max(1, shard_rounds // R)
@@ -275,13 +284,10 @@ def evaluate_on_ray(
     game_groups = -(-int(games) // R) if games else 0
     plan = ([("round", o, g) for o, g in chunk_plan(round_groups, per_chunk)]
             + [("game", o, g) for o, g in chunk_plan(game_groups, per_chunk, round_groups)])
-    job = {"a": a, "b": b, "seed": seed, "players": spec.players, "batch": batch,
-           "engine_flags": spec.engine_flags, "game": spec.game}
+    job = {"a": a, "b": b, "seed": seed, "agent_seed": agent_seed, "players": spec.players,
+           "batch": batch, "engine_flags": spec.engine_flags, "game": spec.game}
     t0 = time.perf_counter()
-    tasks = RayTasks(_play_chunk)
-    for k, (episode, offset, groups) in enumerate(plan):
-        tasks.submit(k, job, episode, offset, groups, k)
-    done = tasks.drain(Progress(len(plan), f"{a} vs {b} on Ray", "chunks", progress))
+    done = (run_chunks or _chunks_on_ray)(job, plan, progress)
     seconds = time.perf_counter() - t0
     labels = (agent_label(a), agent_label(b))
     match = Match((_Unused(), _Unused()), spec.players, seed, batch, spec.engine_flags,
@@ -292,10 +298,35 @@ def evaluate_on_ray(
                for kind in ("round", "game") if any(p[0] == kind for p in plan)}
     gtally = by_kind.get("game")
     res = _result(match, by_kind.get("round") or gtally, gtally, labels, seed, mode,
-                  spec.rules, seconds)
-    res.provenance = {k: agent_provenance(s, agent, spec.game)
+                  spec.rules, seconds, agent_seed)
+    res.provenance = {k: agent_provenance(s, agent, spec.game, spec.players)
                       for k, s, agent in zip("ab", (a, b), built, strict=True)}
     return res
+
+
+def _chunks_on_ray(job: dict[str, Any], plan: list[tuple[str, int, int]],
+                   progress: bool) -> dict[int, Any]:
+    """Every chunk of ``plan`` in a Ray task: ``{chunk: (tally, seconds, decisions)}``."""
+    tasks = RayTasks(_play_chunk)
+    for k, (episode, offset, groups) in enumerate(plan):
+        tasks.submit(k, job, episode, offset, groups, k)
+    return tasks.drain(Progress(len(plan), f"{job['a']} vs {job['b']} on Ray", "chunks",
+                                progress))
+
+
+def play_chunks_here(job: dict[str, Any], plan: list[tuple[str, int, int]],
+                     progress: bool = False) -> dict[int, Any]:
+    """Every chunk of ``plan`` played one after the other in this process, as the Ray
+    tasks play them (a ``run_chunks`` of :func:`evaluate_on_ray` without Ray; numba's
+    threads are set back afterwards)."""
+    import numba
+
+    threads = numba.get_num_threads()
+    try:
+        return {k: _play_chunk(job, episode, offset, groups, k)
+                for k, (episode, offset, groups) in enumerate(plan)}
+    finally:
+        numba.set_num_threads(threads)
 
 
 class _Unused:

@@ -38,7 +38,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.evaluation.progress import Progress
-from agents.evaluation.results import EvalResult
+from agents.evaluation.results import EvalResult, library_info, utc_now
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
 from agents.games import Setup, agent_game
 from agents.registry import agent_label, agent_provenance, build_agent, with_spec
@@ -282,6 +282,19 @@ def _resolve_seed(seed: int | None) -> int:
     return checked
 
 
+def _agent_seed(agent_seed: int | None, seed: int) -> int:
+    """The seed of the agents: ``agent_seed`` when given (checked by the one seed rule),
+    else the match seed."""
+    if agent_seed is None:
+        return seed
+    try:
+        checked = check_seed(agent_seed)
+    except (TypeError, ValueError) as e:
+        raise type(e)(str(e).replace("seed", "agent_seed", 1)) from None
+    assert checked is not None
+    return checked
+
+
 def _check_counts(rounds: int, batch: int, games: int | None, mode: str) -> int:
     """Validate the sizes of a match; returns the number of games to the target."""
     if mode not in ("round", "game"):
@@ -357,9 +370,11 @@ def _run_tallies(
 
 def _result(
     match: Match, tally: Tally, gtally: Tally | None, labels: tuple[str, str], seed: int,
-    mode: str, rules: dict[str, Any], seconds: float,
+    mode: str, rules: dict[str, Any], seconds: float, agent_seed: int | None = None,
 ) -> EvalResult:
-    """The :class:`EvalResult` of a finished match."""
+    """The :class:`EvalResult` of a finished match (``agent_seed`` None: ``seed``). Its
+    groups are deals ``0 ..`` of ``seed``: the run they come from starts there (a game
+    run after a round run, whose groups are not kept, starts past the round run's)."""
     mean, se, ci = cluster_mean_ci(tally.diff, tally.rounds)
     wr, _, wci = cluster_mean_ci(tally.wins, tally.rounds)
     n_rounds = int(tally.rounds.sum())
@@ -382,6 +397,10 @@ def _result(
             k: clock.per_decision(i) for i, k in enumerate(names) if clock.decisions[i]
         },
         group_diff_sum=tally.diff, group_win_sum=tally.wins, group_rounds=tally.rounds,
+        group_deal=np.arange(tally.groups, dtype=np.int64),
+        agent_seed=seed if agent_seed is None else int(agent_seed),
+        library_version=library_info()["version"], git_commit=library_info()["commit"],
+        date=utc_now(),
     )  # fmt: skip
     if gtally is not None:
         gwr, _, gci = cluster_mean_ci(gtally.game_wins, gtally.games)
@@ -409,6 +428,7 @@ def evaluate(
     save_games: str | Path | None = None,
     *,
     game: str = "pasur",
+    agent_seed: int | None = None,
     **rule_flags: Any,
 ) -> EvalResult:
     """Play agent A against agent B on duplicate deals and measure A minus B.
@@ -421,9 +441,9 @@ def evaluate(
             groups (a multiple of the number of seatings: 2, 6 or 2 for 2, 3, 4 players).
         players: 2, 3 or 4 (4 = teams of partners); None: the game's first (Pasur 2,
             Persian Rummy 4, the only one it takes).
-        seed: seeds the deals (deal ``g`` is game ``g`` of ``Engine(seed=seed)``) and the
-            agents (A and B get independent seeds derived from it); None = fresh entropy
-            (the seed used is reported).
+        seed: seeds the deals (deal ``g`` is game ``g`` of ``Engine(seed=seed)``) and,
+            unless ``agent_seed`` is given, the agents (A and B get independent seeds
+            derived from it); None = fresh entropy (the seed used is reported).
         mode: ``"round"``: one-round episodes, the round statistics; ``"game"``: games to
             the target score; the round statistics then come from the rounds of those
             games (each group's rounds form one cluster).
@@ -439,6 +459,9 @@ def evaluate(
             ``<A>_vs_<B>_seed<seed>.jsonl`` (replay them with ``pasur replay``).
         game: ``"pasur"`` (default) or ``"persian_rummy"`` (4 players, team against
             team: seatings ``ABAB`` and ``BABA``; games have ``deals`` deals).
+        agent_seed: seeds the agents instead of ``seed``: the same deals played with
+            other draws of the agents' randomness (two such runs pair deal by deal,
+            :func:`agents.evaluation.compare.compare`); None: ``seed``.
         **rule_flags: the game's rule flags (Pasur: ``target_score=...``,
             ``sur_points=...``; Persian Rummy: ``deals=...``, ``four_set_double=...``).
 
@@ -447,8 +470,9 @@ def evaluate(
     """
     games = _check_counts(rounds, batch, games, mode)
     seed = _resolve_seed(seed)
+    agent_seed = _agent_seed(agent_seed, seed)
     spec = setup(game, players, preset, rule_flags)
-    agent_a, agent_b = _agents(spec.game, a, b, seed)
+    agent_a, agent_b = _agents(spec.game, a, b, agent_seed)
     labels = (agent_label(a), agent_label(b))
     match = Match((agent_a, agent_b), spec.players, seed, batch, spec.engine_flags,
                   save_games=records_file(save_games, labels, seed), labels=labels,
@@ -458,7 +482,8 @@ def evaluate(
         match, rounds, games, mode, f"{labels[0]} vs {labels[1]}", progress, progress_file
     )
     seconds = time.perf_counter() - t0
-    res = _result(match, tally or gtally, gtally, labels, seed, mode, spec.rules, seconds)
-    res.provenance = {"a": agent_provenance(a, agent_a, spec.game),
-                      "b": agent_provenance(b, agent_b, spec.game)}
+    res = _result(match, tally or gtally, gtally, labels, seed, mode, spec.rules, seconds,
+                  agent_seed)
+    res.provenance = {"a": agent_provenance(a, agent_a, spec.game, spec.players),
+                      "b": agent_provenance(b, agent_b, spec.game, spec.players)}
     return res

@@ -29,7 +29,15 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.evaluation.match import check_agents, evaluate, setup
-from agents.evaluation.results import EvalResult, json_number
+from agents.evaluation.results import (
+    SCHEMA,
+    EvalResult,
+    json_float,
+    json_number,
+    library_info,
+    same_value,
+    utc_now,
+)
 from agents.games import agent_game
 from agents.registry import agent_label
 from pasur_env.core.extras import missing_extra
@@ -91,9 +99,12 @@ def _points_rating(diff: np.ndarray) -> np.ndarray:
     return diff.sum(axis=1) / k
 
 
-@dataclass
+@dataclass(eq=False)
 class TournamentResult:
-    """A round robin: the matches and the ladder (rows in the order of ``agents``)."""
+    """A round robin: the matches and the ladder (rows in the order of ``agents``).
+
+    Equal when every field is (NaN equal to NaN, arrays element by element);
+    :meth:`from_json` reads :meth:`to_json` back."""
 
     agents: list[str]
     players: int
@@ -115,6 +126,17 @@ class TournamentResult:
     seconds_per_decision: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
     #: the game (an id of :data:`pasur_env.games.GAMES`)
     game: str = "pasur"
+    library_version: str | None = None
+    git_commit: str | None = None
+    date: str | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TournamentResult):
+            return NotImplemented
+        return all(same_value(getattr(self, f.name), getattr(other, f.name))
+                   for f in dataclasses.fields(self))
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
     def order(self) -> list[int]:
         """Agent indices from the best rating down."""
@@ -231,6 +253,7 @@ class TournamentResult:
     def to_json(self) -> dict[str, Any]:
         """JSON-ready dict: the ladder, the settings and every match."""
         return {
+            "schema": SCHEMA,
             "game": self.game,
             "agents": list(self.agents),
             "players": self.players,
@@ -240,9 +263,51 @@ class TournamentResult:
             "base": self.base,
             "bootstrap": self.bootstrap,
             "seconds": json_number(self.seconds),
+            "library": {"version": self.library_version, "commit": self.git_commit},
+            "date": self.date,
             "ladder": self.rows(),
             "matches": [m.to_json() for _, m in sorted(self.matches.items())],
         }
+
+    @classmethod
+    def from_json(cls, data: Any) -> TournamentResult:
+        """The result of :meth:`to_json` (schema 1 or 2; the matches'
+        :meth:`EvalResult.from_json`); ``ValueError`` for anything else."""
+        if not isinstance(data, dict) or not {"agents", "ladder", "matches"} <= data.keys():
+            raise ValueError("not a tournament's result (pasur tournament --json)")
+        names = list(data["agents"])
+        k, at = len(names), {n: i for i, n in enumerate(names)}
+        matches = {}
+        for m in map(EvalResult.from_json, data["matches"]):
+            if m.a not in at or m.b not in at:
+                raise ValueError(f"a match of {m.a} vs {m.b}, not of the agents {names}")
+            matches[(at[m.a], at[m.b])] = m
+        cols: dict[str, np.ndarray] = {}
+        for key, width in (("elo", 1), ("elo_ci95", 2), ("points", 1), ("points_ci95", 2),
+                           ("round_win_rate", 1), ("seconds_per_decision", 1)):
+            col = np.full((k, width), np.nan)
+            for row in data["ladder"]:
+                val = row.get(key)
+                col[at[row["agent"]]] = [np.nan if x is None else x for x in
+                                         (val if isinstance(val, list) else [val])]
+            cols[key] = col if width == 2 else col[:, 0]
+        wins, diff = np.zeros((k, k)), np.zeros((k, k))
+        for (i, j), m in matches.items():
+            wins[i, j] = m.round_wins + 0.5 * m.round_ties
+            wins[j, i] = m.rounds - wins[i, j]
+            diff[i, j], diff[j, i] = m.mean_point_diff, -m.mean_point_diff
+        library = data.get("library") or {}
+        return cls(
+            agents=names, players=int(data["players"]), rounds=int(data["rounds_per_pair"]),
+            seed=int(data["seed"]), matches=matches, elo=cols["elo"], elo_ci95=cols["elo_ci95"],
+            points=cols["points"], points_ci95=cols["points_ci95"],
+            win_rate=cols["round_win_rate"], wins=wins, diff=diff, anchor=data.get("anchor"),
+            base=float(data["base"]), bootstrap=int(data["bootstrap"]),
+            seconds=json_float(data.get("seconds")),
+            seconds_per_decision=cols["seconds_per_decision"], game=data.get("game", "pasur"),
+            library_version=library.get("version"), git_commit=library.get("commit"),
+            date=data.get("date"),
+        )  # fmt: skip
 
     def plot(self, path: str | Path) -> None:
         """Save the ratings with their 95% intervals as an image (matplotlib)."""
@@ -404,6 +469,7 @@ def tournament(
     for (i, j), m in matches.items():
         diff[i, j], diff[j, i] = m.mean_point_diff, -m.mean_point_diff
     played = wins + wins.T
+    library = library_info()
     return TournamentResult(
         agents=names, players=next(iter(matches.values())).players,
         rounds=int(max(m.rounds for m in matches.values())),
@@ -412,4 +478,5 @@ def tournament(
         seconds_per_decision=_thinking_times(matches, k),
         wins=wins, diff=diff, anchor=anchor, base=float(base), bootstrap=int(bootstrap),
         seconds=sum(m.seconds for m in matches.values()), game=game_info(game).id,
+        library_version=library["version"], git_commit=library["commit"], date=utc_now(),
     )  # fmt: skip

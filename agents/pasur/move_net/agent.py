@@ -76,6 +76,14 @@ class NetAgent(Agent):
         observations of its player count)."""
         return next(iter(self._models.values())).obs_size if self._fixed else None
 
+    def weights_file(self, num_players: int | None) -> Path | None:
+        """The network file it plays at a table of ``num_players`` (a result's
+        provenance): its own, else the shipped one of that table; None for a network
+        given in memory."""
+        if self._fixed or num_players is None:
+            return self.path
+        return pretrained_net_path(num_players)
+
     def model_for(self, num_players: int, obs_size: int) -> MoveNet:
         """The network for this game, loaded on first use; a clear error when none fits."""
         model = self._models.get(num_players)

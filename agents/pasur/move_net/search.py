@@ -164,6 +164,10 @@ class NetSearchAgent(ISMCTSAgent):
     def observation_size(self) -> int | None:  # type: ignore[override]
         return self.net.observation_size
 
+    def weights_file(self, num_players: int | None) -> Path | None:
+        """Its network's file (:meth:`NetAgent.weights_file`)."""
+        return self.net.weights_file(num_players)
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         # (engine, game) -> the records of our moves in its current deal, oldest first

@@ -42,8 +42,10 @@ class RummyNetAgent(Agent):
 
     def __init__(self, seed: int | None = None, path: str | Path | None = None,
                  model: RummyMoveNet | None = None) -> None:
+        #: the network's file (None for a network given in memory): a result's provenance
+        self.path: Path | None = None
         if model is None:
-            file = PRETRAINED_RUMMY_NET if path is None else Path(path)
+            file = self.path = PRETRAINED_RUMMY_NET if path is None else Path(path)
             if path is None and not file.exists():
                 raise ValueError(f"{self.name}: no shipped Persian Rummy network ({file.name}); "
                                  "train one with `python -m train.move_net --config rummy`")
