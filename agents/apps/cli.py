@@ -14,6 +14,7 @@
     pasur serve --agent ./my_agent.py:MostCards               # offered at the web table
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur exploitability heuristic --preset mini     # exact best response, NashConv
+    pasur compare run1.json run2.json   # two results paired on their common deals
     pasur agents
     pasur warmup              # compile every kernel ahead (first run only)
     pasur doctor              # versions, where the packages come from, the kernel cache
@@ -134,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play_commands(sub)
     _add_web_commands(sub)
     _add_exploitability(sub)
+    _add_compare(sub)
     ag = sub.add_parser("agents", help="list the agents: their games and where each comes from",
                         description="List every registered agent name with the games it "
                         "plays and where it comes from (built-in, the package of an entry "
@@ -166,6 +168,9 @@ def _add_match_commands(sub: Any) -> None:
     ev.add_argument("--shard-rounds", type=int, default=None,
                     help="with --address: rounds per Ray task (default 200: a 2,000-round "
                     "match is 10 tasks)")
+    ev.add_argument("--agent-seed", type=int, default=None, metavar="N",
+                    help="seed the agents apart from the deals (default: --seed): the same "
+                    "deals with other draws of the agents' randomness, for pasur compare")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -234,6 +239,20 @@ def _add_exploitability(sub: Any) -> None:
     ex.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags over the preset, e.g. --rule sur_points=3")
     add_json(ex)
+
+
+def _add_compare(sub: Any) -> None:
+    """``pasur compare``: two results paired on their common deals."""
+    cp = sub.add_parser(
+        "compare", help="compare two eval results deal by deal (paired, with a 95% CI)",
+        description="Pair two results of pasur eval --json (schema 2) on the deals both "
+        "played and report the difference of their mean A-minus-B point differences with "
+        "a 95%% interval from the paired deals; results of other games, rules, table "
+        "sizes, modes or deal seeds are refused (docs/evaluation.md).",
+    )
+    cp.add_argument("first", metavar="FIRST.json", help="a result of pasur eval --json")
+    cp.add_argument("second", metavar="SECOND.json", help="the result to subtract")
+    add_json(cp, "the comparison")
 
 
 def _add_install_commands(sub: Any) -> None:
@@ -338,7 +357,8 @@ def _refusal(args: argparse.Namespace) -> str | None:
     terminal table takes the env's options too.
     """
     game = getattr(args, "game", DEFAULT_GAME)
-    if args.command in ("replay", "warmup", "doctor", "serve", "exploitability", "agents"):
+    if args.command in ("replay", "warmup", "doctor", "serve", "exploitability", "agents",
+                        "compare"):
         return None
     info = game_info(game)
     taken = info.players
@@ -379,7 +399,8 @@ def _eval(args: argparse.Namespace) -> int:
     rounds, games = _sizes(args)
     kwargs = dict(rounds=rounds, players=args.players, seed=args.seed, mode=args.episode,
                   games=games, batch=args.batch, progress=progress_on(args.progress),
-                  preset=args.preset, game=args.game, **_rules(args.rule))
+                  preset=args.preset, game=args.game, agent_seed=args.agent_seed,
+                  **_rules(args.rule))
     if args.address is None:
         res = evaluate(args.a, args.b, save_games=args.save_games, **kwargs)
     else:
@@ -409,6 +430,16 @@ def _exploitability(args: argparse.Namespace) -> int:
                          f"only, not {args.game}")
     res = exploitability(args.agent, preset=args.preset, seat=args.seat, samples=args.samples,
                          seed=args.seed, **_rules(args.rule))
+    out = _text_stream(args)
+    print(res.summary(), file=out)
+    _write_json(res, args, out)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from agents.evaluation.compare import compare
+
+    res = compare(args.first, args.second)
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)
@@ -571,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
                "serve": _serve, "replay": _replay, "agents": _agents, "warmup": _warmup,
-               "doctor": _doctor, "exploitability": _exploitability}
+               "doctor": _doctor, "exploitability": _exploitability, "compare": _compare}
     refusal = _refusal(args)
     if refusal is not None:
         print(f"pasur {args.command}: error: {refusal}", file=sys.stderr)

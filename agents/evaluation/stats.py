@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["t_quantile", "cluster_mean_ci", "mean_ci", "clip_rate", "Z975"]
+__all__ = ["t_quantile", "cluster_mean_ci", "mean_ci", "clip_rate", "Z975", "paired_diff_ci"]
 
 Z975 = 1.959963984540054
 
@@ -79,6 +79,35 @@ def cluster_mean_ci(
     se = float(math.sqrt(float((resid**2).sum()) / (G * (G - 1))))
     h = t_quantile(G - 1) * se
     return mean, se, (mean - h, mean + h)
+
+
+def paired_diff_ci(
+    sums_a: np.ndarray, counts_a: np.ndarray, sums_b: np.ndarray, counts_b: np.ndarray
+) -> tuple[float, float, tuple[float, float]]:
+    """Difference of two per-item means measured on the same clusters (deals), its
+    standard error and 95% interval from the paired clusters.
+
+    Cluster ``g`` holds ``counts_a[g]`` items summing to ``sums_a[g]`` in run A and
+    ``counts_b[g]`` summing to ``sums_b[g]`` in run B. The estimate is the difference
+    of the two ratio means; its standard error is the delta-method one of
+    :func:`cluster_mean_ci` applied to each cluster's difference of the two
+    linearised residuals, so what the clusters share (the luck of the deal) cancels.
+    With equal counts this is the paired t-interval over the clusters' differences of
+    means. Student's t with G - 1 degrees of freedom; ``(nan, nan)`` below two clusters.
+    """
+    sa, na, sb, nb = (np.asarray(x, dtype=np.float64).reshape(-1)
+                      for x in (sums_a, counts_a, sums_b, counts_b))
+    G = sa.size
+    if G == 0 or na.sum() <= 0 or nb.sum() <= 0:
+        return math.nan, math.nan, (math.nan, math.nan)
+    ma, mb = float(sa.sum() / na.sum()), float(sb.sum() / nb.sum())
+    diff = ma - mb
+    if G < 2:
+        return diff, math.nan, (math.nan, math.nan)
+    z = (sa - ma * na) / na.mean() - (sb - mb * nb) / nb.mean()
+    se = float(math.sqrt(float((z**2).sum()) / (G * (G - 1))))
+    h = t_quantile(G - 1) * se
+    return diff, se, (diff - h, diff + h)
 
 
 def mean_ci(values: Sequence[float] | np.ndarray) -> tuple[float, float, tuple[float, float]]:
