@@ -244,10 +244,10 @@ def _add_exploitability(sub: Any) -> None:
 def _add_compare(sub: Any) -> None:
     """``pasur compare``: two results paired on their common deals."""
     cp = sub.add_parser(
-        "compare", help="compare two eval results deal by deal (paired, with a 95% CI)",
+        "compare", help="compare two eval results deal by deal (paired, with a 95%% CI)",
         description="Pair two results of pasur eval --json (schema 2) on the deals both "
         "played and report the difference of their mean A-minus-B point differences with "
-        "a 95%% interval from the paired deals; results of other games, rules, table "
+        "a 95% interval from the paired deals; results of other games, rules, table "
         "sizes, modes or deal seeds are refused (docs/evaluation.md).",
     )
     cp.add_argument("first", metavar="FIRST.json", help="a result of pasur eval --json")

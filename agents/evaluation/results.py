@@ -27,8 +27,8 @@ from agents.games import agent_game
 from pasur_env.games import game_info
 from pasur_env.version import __version__
 
-__all__ = ["EvalResult", "json_number", "json_float", "write_json", "library_info", "SCHEMA",
-           "same_value", "utc_now"]
+__all__ = ["EvalResult", "json_number", "json_float", "write_json", "library_info",
+           "git_commit", "SCHEMA", "same_value", "utc_now"]
 
 #: the version of the results' JSON layout (files without ``"schema"`` are version 1)
 SCHEMA = 2
@@ -37,12 +37,15 @@ SCHEMA = 2
 OUTCOMES = ("loss", "tie", "win")
 
 
-@functools.lru_cache(maxsize=1)
-def _git_commit() -> str | None:
-    """The commit of the checkout the code runs from (``+dirty`` when tracked files
-    differ from it), or None when the code is not in a git checkout (an installed
-    wheel) or git is missing."""
-    root = Path(__file__).resolve().parents[2]
+#: the folder above the packages: a git checkout's top when the code runs from one
+_SOURCE_ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.lru_cache(maxsize=4)
+def git_commit(root: Path = _SOURCE_ROOT) -> str | None:
+    """The commit of the checkout at ``root`` (default: the one the code runs from;
+    ``+dirty`` when tracked files differ from it), or None when it is not a git
+    checkout (an installed wheel) or git is missing."""
     if not (root / ".git").exists():
         return None
     try:
@@ -58,7 +61,7 @@ def _git_commit() -> str | None:
 def library_info() -> dict[str, str | None]:
     """``{"version": ..., "commit": ...}``: the library that made a result (the commit
     None outside a git checkout)."""
-    return {"version": __version__, "commit": _git_commit()}
+    return {"version": __version__, "commit": git_commit()}
 
 
 def utc_now() -> str:
