@@ -256,7 +256,11 @@ def test_a_result_records_the_spec_and_the_sha256_of_its_file(folder: Path) -> N
     digest = hashlib.sha256((folder / "my_agent.py").read_bytes()).hexdigest()
     assert res["provenance"]["a"] == {"spec": spec, "origin": "spec", "class": "MostCards",
                                       "file": str(folder / "my_agent.py"), "sha256": digest}
-    assert res["provenance"]["b"] == {"spec": "greedy", "origin": "built-in"}
+    import agents.pasur.greedy as greedy  # a built-in: its class and its file's hash
+
+    assert res["provenance"]["b"] == {
+        "spec": "greedy", "origin": "built-in", "class": "agents.pasur.greedy.GreedyAgent",
+        "sha256": hashlib.sha256(Path(greedy.__file__).read_bytes()).hexdigest()}
 
 
 def test_an_exploitability_records_the_agents_file(folder: Path) -> None:

@@ -27,6 +27,7 @@ PASUR = {
     "play": {"--game", "--seed", "AGENT"},
     "demo": {"--game", "--seed", "AGENT"},
     "exploitability": {"--game", "--seed", "--json", "AGENT"},
+    "compare": {"--json"},
     "warmup": {"--game", "--progress", "--no-progress", "AGENT"},
     "agents": {"--game"},
     "replay": {"--game"},

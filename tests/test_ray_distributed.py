@@ -131,7 +131,7 @@ def _kill_first_labelling_worker(killed: list[int], stop: threading.Event) -> No
 
 def _figures(res) -> dict:
     out = res.to_json()
-    for key in ("seconds", "decisions_per_s", "seconds_per_decision"):
+    for key in ("seconds", "decisions_per_s", "seconds_per_decision", "date"):
         out.pop(key, None)
     return out
 
@@ -221,7 +221,7 @@ class TestOnTwoNodes:
                       "--shard-rounds", "100"]) == 0
         local, far = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "ray"))
         for d in (local, far):
-            for key in ("seconds", "decisions_per_s", "seconds_per_decision"):
+            for key in ("seconds", "decisions_per_s", "seconds_per_decision", "date"):
                 d.pop(key, None)
         assert far == local
         assert pasur(["eval", "greedy", "random", "--address", "auto", "--shard-rounds",
@@ -240,10 +240,11 @@ class TestOnTwoNodes:
         local, far = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "ray"))
         for d in (local, far):
             d.pop("seconds")
+            d.pop("date")
             for row in d["ladder"]:
                 row.pop("seconds_per_decision")
             for m in d["matches"]:
-                for key in ("seconds", "decisions_per_s", "seconds_per_decision"):
+                for key in ("seconds", "decisions_per_s", "seconds_per_decision", "date"):
                     m.pop(key, None)
         assert far == local
 
