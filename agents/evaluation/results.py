@@ -28,7 +28,7 @@ from pasur_env.games import game_info
 from pasur_env.version import __version__
 
 __all__ = ["EvalResult", "json_number", "json_float", "write_json", "library_info",
-           "git_commit", "SCHEMA", "same_value", "utc_now"]
+           "git_commit", "SCHEMA", "same_value", "same_fields", "utc_now"]
 
 #: the version of the results' JSON layout (files without ``"schema"`` are version 1)
 SCHEMA = 2
@@ -93,6 +93,11 @@ def json_number(x: Any) -> Any:
         x = float(x)
         return x if math.isfinite(x) else None
     return x
+
+
+def same_fields(x: Any, y: Any) -> bool:
+    """Whether two dataclass instances hold equal values, field by field (:func:`same_value`)."""
+    return all(same_value(getattr(x, f.name), getattr(y, f.name)) for f in fields(x))
 
 
 @dataclass(eq=False)
@@ -162,10 +167,7 @@ class EvalResult:
     date: str | None = None
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, EvalResult):
-            return NotImplemented
-        return all(same_value(getattr(self, f.name), getattr(other, f.name))
-                   for f in fields(self))
+        return same_fields(self, other) if isinstance(other, EvalResult) else NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 

@@ -35,7 +35,7 @@ from agents.evaluation.results import (
     json_float,
     json_number,
     library_info,
-    same_value,
+    same_fields,
     utc_now,
 )
 from agents.games import agent_game
@@ -131,10 +131,8 @@ class TournamentResult:
     date: str | None = None
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TournamentResult):
-            return NotImplemented
-        return all(same_value(getattr(self, f.name), getattr(other, f.name))
-                   for f in dataclasses.fields(self))
+        return (same_fields(self, other) if isinstance(other, TournamentResult)
+                else NotImplemented)
 
     __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
