@@ -78,6 +78,8 @@ def test_a_result_before_schema_2_loads_with_the_missing_fields_none() -> None:
         assert not res.has_deals
         assert res.group_diff_sum is None and res.group_rounds is None
         assert (res.agent_seed, res.library_version, res.git_commit, res.date) == (None,) * 4
+        assert "mean point diff (A - B) per round" in res.summary()
+        assert res.to_json()["per_deal"] is None
     rummy = EvalResult.load(V1 / "rummy_greedy_random.json")
     assert rummy.games == 4 and rummy.game_win_rate == 0.75
 
