@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import time
-import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -42,32 +39,9 @@ def user_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("user")
     assert ROOT not in folder.parents
     shutil.copy(EXAMPLES / "my_agent.py", folder / "my_agent.py")
-    smoke = _smoke()
-    port = smoke.free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([smoke.script("pasur"), "serve", "--host", "127.0.0.1", "--port",
-                             str(port), "--agent", f"./my_agent.py:{NAME}"], cwd=folder,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise AssertionError(f"pasur serve exited {proc.returncode}:\n"
-                                     f"{proc.stdout.read() if proc.stdout else ''}")
-            try:
-                with urllib.request.urlopen(f"{url}/api/setup", timeout=5):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "pasur serve did not answer in 180 s"
-                time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with _smoke().pasur_serving(["--agent", f"./my_agent.py:{NAME}"], cwd=folder,
+                                timeout=180) as url:
+        yield url.rstrip("/")
 
 
 def test_serve_agent_plays_at_the_table_in_the_browser(user_server, page) -> None:  # noqa: F811

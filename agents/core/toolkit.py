@@ -1,6 +1,6 @@
 """What the games' agent-writing toolkits share (:mod:`agents.pasur.toolkit`,
 :mod:`agents.rummy.toolkit`): reading the engine and games of a request, packing the
-moves of many games in rows (one compiled loop, :func:`packed_fill`), splitting them
+moves of many games in rows (one compiled loop, :func:`row_packer`), splitting them
 into one list per decision, and choosing one action per decision.
 
 Each game's toolkit lists its own moves (the rules are the game's); the plumbing around
@@ -21,7 +21,7 @@ from pasur_env.core.batch_engine import BatchEngine
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 
-__all__ = ["MAX_ACTIONS", "ActionSequence", "engine_games", "packed_fill", "packed_rows",
+__all__ = ["MAX_ACTIONS", "ActionSequence", "engine_games", "packed_rows", "row_packer",
            "per_decision", "choose_with"]
 
 #: width of a move's action row: the most actions one move of either game takes (a
@@ -61,7 +61,7 @@ def engine_games(engine_or_view: Any, games: Sequence[int] | np.ndarray, engine_
     return eng, np.ascontiguousarray(idx, dtype=np.int64)
 
 
-#: what :func:`packed_fill` binds: a game's compiled ``game_rows(state, b, params,
+#: what :func:`row_packer` binds: a game's compiled ``game_rows(state, b, params,
 #: facts, acts) -> int`` (the rows of game ``b``, negative if they do not fit) and the
 #: most rows one game can have
 GAME_ROWS: Any = None
@@ -71,7 +71,7 @@ PER_GAME: int = 0
 def _fill(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
           offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
     """``GAME_ROWS`` of ``games[start:]``, packed for :func:`packed_rows` (compiled once
-    per game by :func:`packed_fill`)."""
+    per game by :func:`row_packer`)."""
     for i in range(start, games.shape[0]):
         o = offsets[i]
         if o + PER_GAME > facts.shape[0]:
@@ -83,17 +83,23 @@ def _fill(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
     return games.shape[0]
 
 
-def packed_fill(game_rows: Callable[..., int], per_game: int) -> Callable[..., int]:
-    """The compiled ``fill`` of :func:`packed_rows` for a game's ``game_rows`` (a numba
-    function writing one game's moves, at most ``per_game`` rows): the one packing
-    loop, compiled for each game with ``game_rows`` and ``per_game`` as its constants
-    (as :func:`~pasur_env.core.compile.parallel_twin` does, so numba's on-disk cache
-    keeps one build per game under the name ``fill_<game_rows>``)."""
+def row_packer(game_rows: Callable[..., int], per_game: int
+               ) -> Callable[[BatchEngine, np.ndarray, int], tuple[np.ndarray, ...]]:
+    """``pack(engine, games, width)``: :func:`packed_rows` of a game's ``game_rows`` (a
+    numba function writing one game's moves, at most ``per_game`` rows). Its ``fill``
+    is the one packing loop, compiled for each game with ``game_rows`` and ``per_game``
+    as its constants (as :func:`~pasur_env.core.compile.parallel_twin` does, so numba's
+    on-disk cache keeps one build per game, named ``fill_<game_rows>``)."""
     name = f"fill_{game_rows.__name__}"
     f = types.FunctionType(_fill.__code__, {**_fill.__globals__, "GAME_ROWS": game_rows,
                                             "PER_GAME": per_game}, name)
     f.__qualname__, f.__module__, f.__doc__ = name, _fill.__module__, _fill.__doc__
-    return njit(cache=True)(f)  # type: ignore[no-any-return]
+    fill = njit(cache=True)(f)
+
+    def pack(engine: BatchEngine, games: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
+        return packed_rows(fill, engine, games, width, per_game)
+
+    return pack
 
 
 def packed_rows(fill: Callable[..., int], engine: BatchEngine, games: np.ndarray, width: int,

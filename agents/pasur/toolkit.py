@@ -33,14 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.core.toolkit import (
-    ActionSequence,
-    choose_with,
-    engine_games,
-    packed_fill,
-    packed_rows,
-    per_decision,
-)
+from agents.core.toolkit import ActionSequence, choose_with, engine_games, per_decision, row_packer
 from agents.pasur.moves import MOVE_BUF, decision_moves, popcnt
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
@@ -122,7 +115,7 @@ def game_moves(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
     return n
 
 
-_FILL = packed_fill(game_moves, MOVE_BUF)
+_PACK = row_packer(game_moves, MOVE_BUF)
 
 
 def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.ndarray
@@ -135,7 +128,7 @@ def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.nda
     with -1). A game in the DONE phase has no moves.
     """
     eng, idx = engine_games(engine_or_view, games, Engine, "Pasur")
-    offsets, f, acts = packed_rows(_FILL, eng, idx, NFACTS, MOVE_BUF)
+    offsets, f, acts = _PACK(eng, idx, NFACTS)
     return {"offsets": offsets, "card": f[:, F_CARD], "captured": f[:, F_CAPTURED],
             "points": f[:, F_POINTS], "sur": f[:, F_SUR].astype(bool), "clubs": f[:, F_CLUBS],
             "num_actions": f[:, F_NACTS], "actions": acts}

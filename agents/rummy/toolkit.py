@@ -42,9 +42,8 @@ from agents.core.toolkit import (
     ActionSequence,
     choose_with,
     engine_games,
-    packed_fill,
-    packed_rows,
     per_decision,
+    row_packer,
 )
 from agents.rummy.plan import meld_points
 from pasur_env.core.bits import highest, lowest, popcount
@@ -284,7 +283,7 @@ def game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
     return n
 
 
-_FILL = packed_fill(game_options, OPTION_BUF)
+_PACK = row_packer(game_options, OPTION_BUF)
 
 
 def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] | np.ndarray
@@ -297,7 +296,7 @@ def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] |
     ``goes_out``, ``num_actions`` and ``actions`` (rows padded with -1).
     """
     eng, idx = engine_games(engine_or_view, games, RummyEngine, "Persian Rummy")
-    offsets, f, acts = packed_rows(_FILL, eng, idx, NFACTS, OPTION_BUF)
+    offsets, f, acts = _PACK(eng, idx, NFACTS)
     return {"offsets": offsets, "kind": f[:, F_KIND], "cards": f[:, F_CARDS],
             "card": f[:, F_CARD], "meld": f[:, F_MELD], "points": f[:, F_POINTS],
             "value": f[:, F_VALUE], "goes_out": f[:, F_OUT].astype(bool),
