@@ -18,6 +18,7 @@ Each check prints one ``smoke:`` line; the first failure ends the run with exit 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -29,7 +30,7 @@ import sysconfig
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 T0 = time.monotonic()
@@ -137,28 +138,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve_answers(timeout: float = 120.0) -> str:
-    """Start ``pasur serve`` on a free loopback port, poll ``GET /`` until it answers, stop it."""
+@contextlib.contextmanager
+def pasur_serving(args: Sequence[str] = (), cwd: Path | None = None,
+                  timeout: float = 120.0) -> Iterator[str]:
+    """``pasur serve ARGS`` (run in ``cwd``) on a free loopback port: its URL once
+    ``GET /`` answers; the server is stopped on leaving."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     proc = subprocess.Popen([script("pasur"), "serve", "--host", "127.0.0.1", "--port",
-                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                             str(port), *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             if proc.poll() is not None:
                 raise AssertionError(f"pasur serve exited {proc.returncode}:\n"
                                      f"{proc.stdout.read() if proc.stdout else ''}")
             try:
-                with urllib.request.urlopen(url, timeout=5) as r:
-                    body = r.read().decode("utf-8", "replace")
-                    if r.status != 200 or "<html" not in body.lower():
-                        raise AssertionError(f"GET / gave {r.status}, {len(body)} bytes")
-                    return f"GET {url} -> {r.status}, {len(body)} bytes of HTML"
+                with urllib.request.urlopen(url, timeout=5):
+                    break
             except OSError:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"pasur serve did not answer {url} within "
+                                         f"{timeout:.0f}s") from None
                 time.sleep(0.5)
-        raise AssertionError(f"pasur serve did not answer {url} within {timeout:.0f}s")
+        yield url
     finally:
         proc.terminate()
         try:
@@ -166,6 +170,16 @@ def serve_answers(timeout: float = 120.0) -> str:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def serve_answers(timeout: float = 120.0) -> str:
+    """Start ``pasur serve`` on a free loopback port, check that ``GET /`` answers with
+    the page, stop it."""
+    with pasur_serving(timeout=timeout) as url, urllib.request.urlopen(url, timeout=5) as r:
+        body = r.read().decode("utf-8", "replace")
+        if r.status != 200 or "<html" not in body.lower():
+            raise AssertionError(f"GET / gave {r.status}, {len(body)} bytes")
+        return f"GET {url} -> {r.status}, {len(body)} bytes of HTML"
 
 
 def tiny_training() -> str:

@@ -69,6 +69,7 @@ __all__ = [
     "agent_origins",
     "agent_provenance",
     "offer_spec",
+    "registered_name",
     "with_spec",
 ]
 
@@ -207,7 +208,7 @@ def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = No
     if not isinstance(spec, str):
         raise TypeError(f"agent spec must be a name, a path or a Policy, got {type(spec).__name__}")
     key = spec.strip()
-    name = _registered(key, game)
+    name = registered_name(key, game)
     if name is not None:
         return _with_options(key, _FACTORIES[game][name], seed=seed, **kwargs)
     for predicate, factory in _LOADERS[game]:
@@ -224,10 +225,14 @@ def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = No
     )
 
 
-def _registered(spec: str, game: str) -> str | None:
-    """The registered name ``spec`` is (as typed, else in lower case), or None."""
-    for name in (spec, spec.lower()):
-        if name in _FACTORIES[game]:
+def registered_name(spec: str, game: str = "pasur") -> str | None:
+    """The registered name of ``game`` that ``spec`` is (as typed, else in lower case;
+    spaces around it ignored), or None: how every caller reads a name (the web table
+    accepts only these, so a request never loads code)."""
+    names = _FACTORIES[_game(game)]
+    key = spec.strip()
+    for name in (key, key.lower()):
+        if name in names:
             return name
     return None
 
@@ -250,7 +255,7 @@ def agent_provenance(spec: str | Policy, agent: Any, game: str = "pasur",
     if not isinstance(spec, str):
         return _provenance(agent_label(spec), agent, "instance", players)
     name, _ = parse_agent_spec(spec)
-    registered = _registered(name.strip(), gid)
+    registered = registered_name(name, gid)
     origin = (_ORIGINS[gid][registered] if registered is not None
               else "spec" if is_code_spec(name) else "loader")
     origin = "spec" if origin.startswith("spec ") else origin
@@ -370,7 +375,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 def build_agent(spec: str | Policy, seed: int | None = None, game: str = "pasur") -> Policy:
     """:func:`make_agent` for a spec that may carry ``:key=value`` options."""
-    if not isinstance(spec, str) or _registered(spec.strip(), _game(game)) is not None:
+    if not isinstance(spec, str) or registered_name(spec, game) is not None:
         return make_agent(spec, game=game, seed=seed)  # a name may hold options (offer_spec)
     name, kwargs = parse_agent_spec(spec)
     return make_agent(name, game=game, seed=seed, **kwargs)

@@ -295,6 +295,36 @@ def test_serve_agent_offers_the_spec_at_its_games_tables(folder: Path, kept_regi
     assert r.status_code in (400, 422) and "unknown agent" in r.text
 
 
+@pytest.mark.parametrize("game", ["pasur", "persian_rummy"])
+def test_a_request_naming_an_agent_not_offered_is_refused_and_loads_no_code(
+        folder: Path, kept_registry, monkeypatch: pytest.MonkeyPatch, game: str) -> None:
+    """The server's agent list holds the spec given at its start; a spec in a request
+    (a file in the server's folder, ``os:system``) is a 4xx and no code is imported."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from agents.apps.web.app import create_app
+
+    trap = folder / "trap.py"  # imported, it would leave a file behind
+    trap.write_text("import pathlib\npathlib.Path(__file__).with_suffix('.ran').touch()\n"
+                    "from my_agent import MostCards\n", encoding="utf-8")
+    monkeypatch.chdir(folder)
+    registry.offer_spec("./my_agent.py:MostCards")
+    client = TestClient(create_app(), base_url="http://localhost")
+    setup = client.get("/api/setup").json()
+    assert "MostCards" in setup["agents"] and "MostCards" in setup["games"]["pasur"]["offered"]["2"]
+    players = 2 if game == "pasur" else 4
+    called: list[str] = []
+    monkeypatch.setattr(os, "system", lambda cmd: called.append(cmd) or 0)
+    for spec in ("./my_agent.py:MostCards", "./trap.py:MostCards", "trap:MostCards",
+                 "os:system", f"{folder / 'trap.py'}:MostCards"):
+        r = client.post("/api/games", json={"game": game, "players": players, "seed": 1,
+                                            "opponents": [spec] * (players - 1)})
+        assert r.status_code in (400, 422), (spec, r.status_code, r.text[:200])
+        assert "unknown agent" in r.text or len(spec) > 40, r.text[:200]  # or too long
+    assert not (folder / "trap.ran").exists() and "trap" not in sys.modules and not called
+
+
 def test_serve_agent_offers_a_rummy_agent_at_the_rummy_table(folder: Path,
                                                              kept_registry) -> None:
     pytest.importorskip("fastapi")

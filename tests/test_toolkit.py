@@ -26,6 +26,7 @@ from agents.pasur import toolkit as PT
 from agents.rummy import toolkit as RT
 from pasur_env import Engine, GameView
 from pasur_env.pasur import kernels as PK
+from pasur_env.pasur.moves import move_options, move_to_actions
 from pasur_env.rummy import RummyEngine
 from pasur_env.rummy import kernels as RK
 from pasur_env.rummy.cards import VALUE_OF as RUMMY_VALUE
@@ -140,6 +141,30 @@ def test_pasur_moves_equal_the_search_over_legal_actions() -> None:
             search_leaves(eng, pasur_in_capture, visit=lambda e, _: check_pasur(e, stats))
     assert stats["positions"] > 1000
     assert stats["mid_capture"] > 20 and stats["round_end"] > 10 and stats["sur"] > 5
+
+
+def test_move_options_answer_at_every_decision_as_the_toolkit_does() -> None:
+    """``pasur_env.pasur.moves.move_options`` and ``move_to_actions`` read the toolkit's
+    one enumeration: the same moves and actions in the PLAY phase and mid-capture (it
+    used to raise outside the PLAY phase), and nothing once the game is over."""
+    seen = {"play": 0, "capture": 0, "taken": 0}
+
+    def same(e: Engine, _: Any = None) -> None:
+        moves = PT.full_moves(e)
+        assert move_options(e, 0) == [(m.card, m.captured) for m in moves]
+        for m in moves:
+            assert move_to_actions(e, 0, m.card, m.captured) == list(m.actions)
+        seen["capture" if pasur_in_capture(e) else "play"] += 1
+        seen["taken"] += bool(e.state[0, PK.SELECTION])
+
+    make = lambda s: Engine(4, seed=s, episode="round")  # noqa: E731
+    for eng in positions(make, range(3), 200, 4):
+        same(eng)
+        if pasur_in_capture(eng) or any(len(m.actions) > 2 for m in PT.full_moves(eng)):
+            search_leaves(eng, pasur_in_capture, visit=same)
+    assert seen["play"] > 100 and seen["capture"] > 20 and seen["taken"] > 5, seen
+    done = randomly_played(Engine(1, seed=0, episode="round", auto_reset=False), 200)
+    assert done.done[0] and move_options(done, 0) == []
 
 
 def test_pasur_moves_in_the_variants_and_with_more_players() -> None:

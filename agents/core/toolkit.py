@@ -1,6 +1,7 @@
 """What the games' agent-writing toolkits share (:mod:`agents.pasur.toolkit`,
-:mod:`agents.rummy.toolkit`): reading the engine and games of a request, splitting a
-batch's packed moves into one list per decision, and choosing one action per decision.
+:mod:`agents.rummy.toolkit`): reading the engine and games of a request, packing the
+moves of many games in rows (one compiled loop, :func:`row_packer`), splitting them
+into one list per decision, and choosing one action per decision.
 
 Each game's toolkit lists its own moves (the rules are the game's); the plumbing around
 them is written once here, so both toolkits take the same arguments and fail with the
@@ -9,6 +10,7 @@ same messages.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -16,10 +18,11 @@ import numpy as np
 
 from pasur_env.core.args import read_indices
 from pasur_env.core.batch_engine import BatchEngine
+from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 
-__all__ = ["MAX_ACTIONS", "ActionSequence", "engine_games", "packed_rows", "per_decision",
-           "choose_with"]
+__all__ = ["MAX_ACTIONS", "ActionSequence", "engine_games", "packed_rows", "row_packer",
+           "per_decision", "choose_with"]
 
 #: width of a move's action row: the most actions one move of either game takes (a
 #: Pasur capture's PLAY and seven TAKEs, a 13-card Rummy run's PICKs and MELD)
@@ -56,6 +59,47 @@ def engine_games(engine_or_view: Any, games: Sequence[int] | np.ndarray, engine_
                         f"{type(eng).__name__}")
     idx = read_indices(np.asarray(games).reshape(-1), np.arange(eng.num_games, dtype=np.int64))
     return eng, np.ascontiguousarray(idx, dtype=np.int64)
+
+
+#: what :func:`row_packer` binds: a game's compiled ``game_rows(state, b, params,
+#: facts, acts) -> int`` (the rows of game ``b``, negative if they do not fit) and the
+#: most rows one game can have
+GAME_ROWS: Any = None
+PER_GAME: int = 0
+
+
+def _fill(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
+          offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
+    """``GAME_ROWS`` of ``games[start:]``, packed for :func:`packed_rows` (compiled once
+    per game by :func:`row_packer`)."""
+    for i in range(start, games.shape[0]):
+        o = offsets[i]
+        if o + PER_GAME > facts.shape[0]:
+            return i
+        n = GAME_ROWS(st, games[i], params, facts[o:o + PER_GAME], acts[o:o + PER_GAME])
+        if n < 0:
+            raise ValueError("more moves than the buffer of one decision holds")
+        offsets[i + 1] = o + n
+    return games.shape[0]
+
+
+def row_packer(game_rows: Callable[..., int], per_game: int
+               ) -> Callable[[BatchEngine, np.ndarray, int], tuple[np.ndarray, ...]]:
+    """``pack(engine, games, width)``: :func:`packed_rows` of a game's ``game_rows`` (a
+    numba function writing one game's moves, at most ``per_game`` rows). Its ``fill``
+    is the one packing loop, compiled for each game with ``game_rows`` and ``per_game``
+    as its constants (as :func:`~pasur_env.core.compile.parallel_twin` does, so numba's
+    on-disk cache keeps one build per game, named ``fill_<game_rows>``)."""
+    name = f"fill_{game_rows.__name__}"
+    f = types.FunctionType(_fill.__code__, {**_fill.__globals__, "GAME_ROWS": game_rows,
+                                            "PER_GAME": per_game}, name)
+    f.__qualname__, f.__module__, f.__doc__ = name, _fill.__module__, _fill.__doc__
+    fill = njit(cache=True)(f)
+
+    def pack(engine: BatchEngine, games: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
+        return packed_rows(fill, engine, games, width, per_game)
+
+    return pack
 
 
 def packed_rows(fill: Callable[..., int], engine: BatchEngine, games: np.ndarray, width: int,

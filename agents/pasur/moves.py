@@ -7,6 +7,9 @@ the moves open at a decision with :func:`decision_moves`, picks one, and turns i
 the action due now with :func:`emit_action` (one game) or :func:`emit_actions` (a
 batch). In the CAPTURE phase the moves are the pending card's options that extend the
 selection made so far, so the same agent decides whole moves in both phases.
+:func:`decision_moves` and :func:`option_extends` are the rules' own
+(:mod:`pasur_env.pasur.kernels.moves`), the ones :mod:`agents.pasur.toolkit` and
+:func:`pasur_env.pasur.moves.move_options` read.
 
 A search plays moves on one-game copies (:func:`play_full_move`) under the rules of
 :func:`round_params` (the copy stops at the round's end). Everything but
@@ -20,6 +23,7 @@ import numpy as np
 
 from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
+from pasur_env.pasur.kernels.moves import decision_moves, option_extends
 
 __all__ = [
     "MOVE_BUF",
@@ -70,58 +74,6 @@ def side_of(seat: int, num_players: int) -> int:
     """The side (team) of ``seat`` at a table of ``num_players``: whose points a move
     adds to, in a search that values moves per side."""
     return K.side_of(seat, num_players)
-
-
-@njit(cache=True)
-def option_extends(table: int, card: int, sel: int, option: int) -> bool:
-    """Whether capture ``option`` of ``card`` can still be reached from the selection
-    ``sel`` by legal TAKEs: which whole moves stay open in the CAPTURE phase.
-
-    Checked with the engine's own legality (``take_bits``): each remaining card of
-    the option, in ascending id order, must be a legal take.
-    """
-    if (option & sel) != sel:
-        return False
-    s = sel
-    rest = option & ~sel
-    while rest:
-        t = low(rest)
-        if (K.take_bits(table, card, s) >> t) & 1 == 0:
-            return False
-        s |= 1 << t
-        rest &= rest - 1
-    return True
-
-
-@njit(cache=True)
-def decision_moves(st: np.ndarray, b: int, cards: np.ndarray, capts: np.ndarray) -> int:
-    """The full moves open to game ``b``'s mover at this decision, written to ``cards``
-    and ``capts`` (the card played, the set captured; buffers of :data:`MOVE_BUF`): the
-    candidates an agent chooses among, in the engine's order (card id ascending).
-
-    PLAY phase: every full move (``enumerate_moves``). CAPTURE phase: the options of
-    the pending card that extend the current selection. Returns the number of moves,
-    0 in the DONE phase, -1 if the buffers are too small.
-    """
-    phase = st[b, K.PHASE]
-    if phase == K.PLAY:
-        return K.enumerate_moves(st, b, cards, capts)
-    if phase != K.CAPTURE:
-        return 0
-    card = st[b, K.PENDING]
-    sel = st[b, K.SELECTION]
-    table = st[b, K.TABLE]
-    k = K.enumerate_options(table, card, capts)
-    if k < 0:
-        return -1
-    n = 0
-    for i in range(k):
-        o = capts[i]
-        if option_extends(table, card, sel, o):
-            capts[n] = o
-            cards[n] = card
-            n += 1
-    return n
 
 
 @njit(cache=True)

@@ -10,9 +10,10 @@ that plays it from here. An agent is called at every decision, so it returns
 ``move.action`` (the first of those actions) and is called again for the rest; a
 deterministic choice picks the same move again, since the table has not changed.
 
-The moves come from the compiled helpers the built-in agents use
-(:func:`agents.pasur.moves.decision_moves`, the engine's ``enumerate_moves``,
-``capture_is_sur``, ``card_points``): one implementation, read through this API.
+The moves and their actions are the compiled rules' (``decision_moves`` and
+``move_actions`` of :mod:`pasur_env.pasur.kernels.moves`, which the built-in agents and
+:func:`pasur_env.pasur.moves.move_options` call too; ``capture_is_sur``,
+``card_points``): one implementation, read through this API.
 ``tests/test_toolkit.py`` checks them against a search over the engine's legal actions.
 
 Example (an agent that takes the most cards, else lays its lowest card)::
@@ -32,13 +33,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.core.toolkit import ActionSequence, choose_with, engine_games, packed_rows, per_decision
-from agents.pasur.moves import MOVE_BUF, decision_moves, low, popcnt
+from agents.core.toolkit import ActionSequence, choose_with, engine_games, per_decision, row_packer
+from agents.pasur.moves import MOVE_BUF, decision_moves, popcnt
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
 from pasur_env.pasur.cards import card_code, cards_of
 from pasur_env.pasur.engine import Engine
+from pasur_env.pasur.kernels.moves import move_actions
 
 __all__ = ["Move", "full_moves", "moves_of_view", "choose_actions", "move_arrays", "game_moves",
            "move_actions"]
@@ -83,27 +85,6 @@ class Move(ActionSequence):
         return f"{card_code(self.card)} takes {took}" + (" (sur)" if self.sur else "")
 
 
-@njit(cache=True)
-def move_actions(st: np.ndarray, b: int, card: int, captured: int, out: np.ndarray) -> int:
-    """Write the actions that play full move ``(card, captured)`` of game ``b`` from
-    this decision into ``out``; return how many. The PLAY (in the PLAY phase), then,
-    when the card has two or more options (``resolve_play``), the TAKEs of the cards
-    not yet selected in ascending id order: each option is exactly one such sequence."""
-    n = 0
-    if st[b, K.PHASE] == K.PLAY:
-        out[0] = card
-        n = 1
-        k, _ = K.resolve_play(st[b, K.TABLE], card)
-        if k < 2:
-            return n
-    rest = captured & ~st[b, K.SELECTION]
-    while rest:
-        out[n] = K.TAKE_OFFSET + low(rest)
-        rest &= rest - 1
-        n += 1
-    return n
-
-
 #: columns of a move's facts (:func:`game_moves`)
 F_CARD, F_CAPTURED, F_POINTS, F_SUR, F_CLUBS, F_NACTS = range(6)
 NFACTS = 6
@@ -134,20 +115,7 @@ def game_moves(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
     return n
 
 
-@njit(cache=True)
-def _fill_moves(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
-                offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
-    """:func:`game_moves` of ``games[start:]``, packed for
-    :func:`~agents.core.toolkit.packed_rows`."""
-    for i in range(start, games.shape[0]):
-        o = offsets[i]
-        if o + MOVE_BUF > facts.shape[0]:
-            return i
-        n = game_moves(st, games[i], params, facts[o:o + MOVE_BUF], acts[o:o + MOVE_BUF])
-        if n < 0:
-            raise ValueError("more capture options than the move buffer holds")
-        offsets[i + 1] = o + n
-    return games.shape[0]
+_PACK = row_packer(game_moves, MOVE_BUF)
 
 
 def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.ndarray
@@ -160,7 +128,7 @@ def move_arrays(engine_or_view: Engine | GameView, games: Sequence[int] | np.nda
     with -1). A game in the DONE phase has no moves.
     """
     eng, idx = engine_games(engine_or_view, games, Engine, "Pasur")
-    offsets, f, acts = packed_rows(_fill_moves, eng, idx, NFACTS, MOVE_BUF)
+    offsets, f, acts = _PACK(eng, idx, NFACTS)
     return {"offsets": offsets, "card": f[:, F_CARD], "captured": f[:, F_CAPTURED],
             "points": f[:, F_POINTS], "sur": f[:, F_SUR].astype(bool), "clubs": f[:, F_CLUBS],
             "num_actions": f[:, F_NACTS], "actions": acts}

@@ -42,8 +42,8 @@ from agents.core.toolkit import (
     ActionSequence,
     choose_with,
     engine_games,
-    packed_rows,
     per_decision,
+    row_packer,
 )
 from agents.rummy.plan import meld_points
 from pasur_env.core.bits import highest, lowest, popcount
@@ -283,18 +283,7 @@ def game_options(st: np.ndarray, b: int, params: np.ndarray, facts: np.ndarray,
     return n
 
 
-@njit(cache=True)
-def _fill_options(st: np.ndarray, games: np.ndarray, params: np.ndarray, start: int,
-                  offsets: np.ndarray, facts: np.ndarray, acts: np.ndarray) -> int:
-    """:func:`game_options` of ``games[start:]`` packed for
-    :func:`~agents.core.toolkit.packed_rows`."""
-    for i in range(start, games.shape[0]):
-        o = offsets[i]
-        if o + OPTION_BUF > facts.shape[0]:
-            return i
-        offsets[i + 1] = o + game_options(st, games[i], params, facts[o:o + OPTION_BUF],
-                                           acts[o:o + OPTION_BUF])
-    return games.shape[0]
+_PACK = row_packer(game_options, OPTION_BUF)
 
 
 def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] | np.ndarray
@@ -307,7 +296,7 @@ def option_arrays(engine_or_view: RummyEngine | GameView, games: Sequence[int] |
     ``goes_out``, ``num_actions`` and ``actions`` (rows padded with -1).
     """
     eng, idx = engine_games(engine_or_view, games, RummyEngine, "Persian Rummy")
-    offsets, f, acts = packed_rows(_fill_options, eng, idx, NFACTS, OPTION_BUF)
+    offsets, f, acts = _PACK(eng, idx, NFACTS)
     return {"offsets": offsets, "kind": f[:, F_KIND], "cards": f[:, F_CARDS],
             "card": f[:, F_CARD], "meld": f[:, F_MELD], "points": f[:, F_POINTS],
             "value": f[:, F_VALUE], "goes_out": f[:, F_OUT].astype(bool),

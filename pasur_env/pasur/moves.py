@@ -22,16 +22,18 @@ __all__ = ["move_options", "move_to_actions", "determinize", "hidden_cards", "ca
 
 
 def move_options(eng: Engine, game: int = 0) -> list[tuple[int, tuple[int, ...]]]:
-    """Every full move of the mover of ``game``: ``(card, captured card ids)``.
+    """Every full move of the mover of ``game`` now: ``(card, captured card ids)``.
 
-    Only in the PLAY phase (raises ``ValueError`` otherwise). A card that captures
-    nothing appears once with ``()``: it is laid on the table.
+    At any decision (the compiled ``decision_moves``, what the agents read too). In the
+    PLAY phase a card that captures nothing appears once with ``()``: it is laid on
+    the table. In the CAPTURE phase (a card played with several options, some of its
+    cards perhaps taken already) the ways left to finish the move: the pending card
+    with each option that extends the cards taken, those included. Empty when the
+    game is over.
     """
-    if eng.state[game, K.PHASE] != K.PLAY:
-        raise ValueError(f"game {game} is not in the PLAY phase")
     cards = np.empty(4096, dtype=np.int64)
     capt = np.empty(4096, dtype=np.int64)
-    n = K.enumerate_moves(eng.state, int(game), cards, capt)
+    n = K.decision_moves(eng.state, int(game), cards, capt)
     if n < 0:
         raise RuntimeError("too many capture options to enumerate")
     return [(int(cards[i]), tuple(cards_of(capt[i]))) for i in range(n)]
@@ -40,14 +42,16 @@ def move_options(eng: Engine, game: int = 0) -> list[tuple[int, tuple[int, ...]]
 def move_to_actions(
     eng: Engine, game: int, card: int | str, captured: Sequence[int | str]
 ) -> list[int]:
-    """The action sequence that makes the full move ``(card, captured)`` in ``game``."""
+    """The action sequence that makes the full move ``(card, captured)`` in ``game`` from
+    this decision (mid-capture: the TAKEs still due; ``captured`` is the whole option,
+    the cards taken already included)."""
     c = parse_card(card)
     cap = sorted(parse_cards(captured))
-    moves = move_options(eng, game)
-    if (c, tuple(cap)) not in moves:
+    if (c, tuple(cap)) not in move_options(eng, game):
         raise ValueError(f"({card_code(c)}, {[card_code(x) for x in cap]}) is not a legal move")
-    n, _ = K.resolve_play(int(eng.state[game, K.TABLE]), c)
-    return [c] if n < 2 else [c] + [52 + t for t in cap]
+    out = np.empty(64, dtype=np.int64)
+    n = K.move_actions(eng.state, int(game), c, sum(1 << x for x in cap), out)
+    return [int(a) for a in out[:n]]
 
 
 def determinize(

@@ -28,13 +28,15 @@ def evaluate_game(a: Any, b: Any, *, game: str, rounds: int, seed: int,
     """One duplicate-deal match of ``a`` against ``b`` in ``game``: the evaluation API
     (:func:`agents.evaluation.match.evaluate`); ``kwargs`` go to it (``players``,
     ``games``)."""
+    from agents.apps.flags import whole_deals
     from agents.evaluation.match import evaluate, seatings
     from pasur_env.games import game_info
 
     n = len(seatings(kwargs.get("players") or game_info(game).players[0]))
-    if rounds % n and not kwargs.get("games"):  # said, never silently changed
+    played = whole_deals("rounds", None, rounds, n)  # rounded up to whole deals, as the CLI
+    if played != rounds and not kwargs.get("games"):  # said, never silently changed
         print(f"evaluation vs {b if isinstance(b, str) else type(b).__name__}: {rounds} rounds "
-              f"played as {-(-rounds // n) * n}, whole deals of {n} seatings", file=sys.stderr)
+              f"played as {played}, whole deals of {n} seatings", file=sys.stderr)
     return evaluate(a, b, game=game, rounds=rounds, seed=seed, progress=progress, **kwargs)
 
 

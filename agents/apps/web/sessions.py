@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from agents.apps.web.forms import FieldError, MoveForm, StartForm, check_fields
-from agents.registry import agent_names
+from agents.registry import agent_names, registered_name
 from pasur_env.core.args import SEED_MAX, check_seed
 
 __all__ = ["TableGame", "GameStore", "Event", "AgentError", "StaleMove", "ServerFull",
@@ -47,11 +47,10 @@ _T = TypeVar("_T")
 def check_agent_name(name: str, game: str = "pasur") -> str:
     """A registered agent name of ``game`` (as registered, else in lower case); anything
     else (a path, a code spec, an unknown name) raises: a request never loads code."""
-    names = agent_names(game)
-    for known in (name.strip(), name.strip().lower()) if isinstance(name, str) else ():
-        if known in names:
-            return known
-    raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(names)}")
+    known = registered_name(name, game) if isinstance(name, str) else None
+    if known is None:
+        raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(agent_names(game))}")
+    return known
 
 
 def new_seed() -> int:
@@ -275,7 +274,6 @@ class TableGame(ABC):
             raise StaleMove(f"this move was made against version {version} of the game, "
                             f"which is now at version {self.version}: reload the game")
         snap = self.snapshot()
-        self._drawings = None  # the pictures of the state it leaves
         try:
             out = change()
         except BaseException:

@@ -12,7 +12,8 @@ module         holds
 ``score``      card points, the count of a round, game end
 ``legal``      legal masks, action checks, random legal play
 ``step``       one action, step / reset / playout batch kernels
-``moves``      full moves, hidden cards, determinization (for search)
+``moves``      full moves at any decision and their actions, hidden cards,
+               determinization (for search)
 ``compile``    serial and multi-threaded builds of batch kernels
 =============  ==================================================================
 
@@ -43,10 +44,13 @@ from pasur_env.pasur.kernels.legal import (
     random_actions_kernel,
 )
 from pasur_env.pasur.kernels.moves import (
+    decision_moves,
     determinize_kernel,
     enumerate_moves,
     hidden_from,
     hidden_slots,
+    move_actions,
+    option_extends,
 )
 from pasur_env.pasur.kernels.rng import (
     GOLDEN,
@@ -68,7 +72,8 @@ __all__ = [  # noqa: F405 - the state constants come from the star import
     "new_game", "start_round",
     "action_is_legal", "action_offset", "legal_bits", "legal_mask_kernel", "legal_row",
     "pick_legal", "random_actions_kernel",
-    "determinize_kernel", "enumerate_moves", "hidden_from", "hidden_slots",
+    "decision_moves", "determinize_kernel", "enumerate_moves", "hidden_from", "hidden_slots",
+    "move_actions", "option_extends",
     "GOLDEN", "mix64", "seed_streams", "splitmix_next", "stream_base", "unit_float",
     "card_points", "score_round",
     "apply_action", "playout_kernel", "reset_kernel", "step_kernel",

@@ -1,8 +1,12 @@
 """Full moves and information sets, for search: move enumeration and determinization.
 
 A *full move* is a played card with the capture set it takes (empty when the card
-is laid). Determinization re-deals the cards a seat cannot see (docs/rules.md §7 for
-the Ru Baaz face-up cards) so search can sample positions consistent with a seat's view.
+is laid). :func:`decision_moves` lists the full moves open at any decision (in the
+CAPTURE phase: the pending card's options that extend the cards taken so far) and
+:func:`move_actions` the actions that play one from there: the one implementation
+the built-in agents, the agents' toolkit and :mod:`pasur_env.pasur.moves` read.
+Determinization re-deals the cards a seat cannot see (docs/rules.md §7 for the Ru Baaz
+face-up cards) so search can sample positions consistent with a seat's view.
 """
 
 from __future__ import annotations
@@ -12,19 +16,23 @@ from numba import prange
 
 from pasur_env.core.bits import lowest
 from pasur_env.core.compile import njit
-from pasur_env.pasur.kernels.capture import enumerate_options
+from pasur_env.pasur.kernels.capture import enumerate_options, resolve_play, take_bits
 from pasur_env.pasur.kernels.rng import random_below
 from pasur_env.pasur.kernels.state import (
+    CAPTURE,
     DECK,
     HAND,
     MOVER,
     NCOL,
     ORDER,
+    PENDING,
     PHASE,
     PLAY,
     RNG,
+    SELECTION,
     STOCK_POS,
     TABLE,
+    TAKE_OFFSET,
 )
 
 
@@ -60,6 +68,78 @@ def enumerate_moves(st: np.ndarray, b: int, cards: np.ndarray, captured: np.ndar
             cards[n] = c
             captured[n] = opts[i]
             n += 1
+    return n
+
+
+@njit(cache=True)
+def option_extends(table: int, card: int, sel: int, option: int) -> bool:
+    """Whether capture ``option`` of ``card`` can still be reached from the selection
+    ``sel`` by legal TAKEs: which whole moves stay open in the CAPTURE phase.
+
+    Checked with the rules' own legality (``take_bits``): each remaining card of the
+    option, in ascending id order, must be a legal take.
+    """
+    if (option & sel) != sel:
+        return False
+    s = sel
+    rest = option & ~sel
+    while rest:
+        t = lowest(rest)
+        if (take_bits(table, card, s) >> t) & 1 == 0:
+            return False
+        s |= 1 << t
+        rest &= rest - 1
+    return True
+
+
+@njit(cache=True)
+def decision_moves(st: np.ndarray, b: int, cards: np.ndarray, capts: np.ndarray) -> int:
+    """The full moves open to game ``b``'s mover at this decision, written to ``cards``
+    and ``capts`` (the card played, the set captured): in the PLAY phase every full
+    move (:func:`enumerate_moves`); in the CAPTURE phase the options of the pending
+    card that extend the current selection (the cards already taken included). In
+    card id order, then the options' order. Returns the number of moves, 0 in the
+    DONE phase, -1 if the buffers are too small.
+    """
+    phase = st[b, PHASE]
+    if phase == PLAY:
+        return enumerate_moves(st, b, cards, capts)
+    if phase != CAPTURE:
+        return 0
+    card = st[b, PENDING]
+    sel = st[b, SELECTION]
+    table = st[b, TABLE]
+    k = enumerate_options(table, card, capts)
+    if k < 0:
+        return -1
+    n = 0
+    for i in range(k):
+        o = capts[i]
+        if option_extends(table, card, sel, o):
+            capts[n] = o
+            cards[n] = card
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def move_actions(st: np.ndarray, b: int, card: int, captured: int, out: np.ndarray) -> int:
+    """Write the actions that play full move ``(card, captured)`` of game ``b`` from
+    this decision into ``out``; return how many. The PLAY (in the PLAY phase), then,
+    when the card has two or more options (``resolve_play``), the TAKEs of the cards
+    not yet selected in ascending id order: each option is exactly one such sequence."""
+    n = 0
+    if st[b, PHASE] == PLAY:
+        out[0] = card
+        n = 1
+        k, _ = resolve_play(st[b, TABLE], card)
+        if k < 2:
+            return n
+    rest = captured & ~st[b, SELECTION]
+    while rest:
+        out[n] = TAKE_OFFSET + lowest(rest)
+        rest &= rest - 1
+        n += 1
     return n
 
 
