@@ -526,17 +526,23 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _agents(args: argparse.Namespace) -> int:
-    from agents.registry import agent_origins
+    from agents.registry import agent_origins, agent_versions
 
     rows: dict[str, tuple[list[str], str]] = {}
+    versions: dict[str, set[int]] = {}
     for game in args.game or GAME_IDS:
         for name, origin in agent_origins(game).items():
             rows.setdefault(name, ([], origin))[0].append(game)
+        for name, numbers in agent_versions(game).items():
+            versions.setdefault(name, set()).update(numbers)
+    tags = {n: " ".join(f"@{v}" for v in sorted(versions[n])) or "-" for n in rows}
     width = max(len(n) for n in rows) + 2
+    tag = max(len(t) for t in tags.values()) + 2
     games = max(len(", ".join(g)) for g, _ in rows.values()) + 2
     for name, (played, origin) in rows.items():
-        print(f"{name:<{width}}{', '.join(played):<{games}}{origin}")
-    print("\nyour own agents: path/to/file.py:Class or package.module:Class, options "
+        print(f"{name:<{width}}{tags[name]:<{tag}}{', '.join(played):<{games}}{origin}")
+    print("\nname@N pins version N (greedy@1, ismcts@1:budget=50); the bare name is the "
+          "latest.\nyour own agents: path/to/file.py:Class or package.module:Class, options "
           ":key=value,...; saved models: see docs/agents.md")
     return 0
 
