@@ -256,7 +256,7 @@ def test_a_result_records_the_spec_and_the_sha256_of_its_file(folder: Path) -> N
     digest = hashlib.sha256((folder / "my_agent.py").read_bytes()).hexdigest()
     assert res["provenance"]["a"] == {"spec": spec, "origin": "spec", "class": "MostCards",
                                       "file": str(folder / "my_agent.py"), "sha256": digest}
-    assert res["provenance"]["b"] == {"spec": "greedy", "origin": "built-in"}
+    assert res["provenance"]["b"] == {"spec": "greedy", "origin": "built-in", "pinned": "greedy@1"}
 
 
 def test_an_exploitability_records_the_agents_file(folder: Path) -> None:
