@@ -40,8 +40,10 @@ Built-in agents are versioned: a game's row registers ``greedy@1`` (and keeps
 the latest version, ``greedy@1`` pins one (options follow: ``ismcts@1:budget=50``) and
 an unknown version is refused with the agent's versions. Results record the pinned
 spec (:func:`pinned_spec`, in :func:`agent_provenance`); a test fingerprints every
-version's decisions (``tests/fingerprints.py``), so a change of behaviour must bump it. :func:`as_agent` turns anything that can
-play (a name, a :class:`pasur_env.Policy`, an SB3 model, a callable) into a policy.
+version's decisions (``tests/fingerprints.py``), so a change of behaviour must bump it.
+
+:func:`as_agent` turns anything that can play (a name, a :class:`pasur_env.Policy`, an
+SB3 model, a callable) into a policy.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ every version still decides as its stored fingerprint says (``tests/fingerprints
 
 from __future__ import annotations
 
+import fingerprints
 import pytest
 
-import fingerprints
 from agents import registry
 from agents.apps.cli import main
 from agents.evaluation.match import evaluate

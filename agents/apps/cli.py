@@ -4,6 +4,7 @@
 
     pasur eval greedy random --rounds 10000 --json out.json
     pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
+    pasur eval heuristic greedy --sprt 0,10 --rounds 20000   # stop when decided
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
     pasur tournament random greedy heuristic ismcts --address auto   # the pairs on a Ray cluster
     pasur play heuristic --players 2 --seed 7
@@ -166,6 +167,13 @@ def _add_match_commands(sub: Any) -> None:
     ev.add_argument("--shard-rounds", type=int, default=None,
                     help="with --address: rounds per Ray task (default 200: a 2,000-round "
                     "match is 10 tasks)")
+    ev.add_argument("--sprt", metavar="ELO0,ELO1", default=None,
+                    help="stop as soon as a sequential test decides Elo <= ELO0 (H0) or >= "
+                    "ELO1 (H1); --rounds is then the most played (docs/evaluation.md)")
+    for flag, what in (("--alpha", "accepting H1 when H0 holds"),
+                       ("--beta", "accepting H0 when H1 holds")):
+        ev.add_argument(flag, type=float, default=0.05, help=f"with --sprt: the error rate "
+                        f"of {what} (default 0.05)")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -380,6 +388,12 @@ def _eval(args: argparse.Namespace) -> int:
     kwargs = dict(rounds=rounds, players=args.players, seed=args.seed, mode=args.episode,
                   games=games, batch=args.batch, progress=progress_on(args.progress),
                   preset=args.preset, game=args.game, **_rules(args.rule))
+    if args.sprt is not None:
+        from agents.evaluation.sprt import Sprt, parse_bounds
+
+        if args.address is not None:
+            raise ValueError("--sprt is not available with --address")
+        kwargs["sprt"] = Sprt(*parse_bounds(args.sprt), alpha=args.alpha, beta=args.beta)
     if args.address is None:
         res = evaluate(args.a, args.b, save_games=args.save_games, **kwargs)
     else:
