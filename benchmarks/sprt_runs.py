@@ -2,6 +2,7 @@
 over repeated runs (docs/results.md, "Sequential tests")::
 
     python benchmarks/sprt_runs.py --runs 20 --elo 0,10
+    python benchmarks/sprt_runs.py --runs 20 --elo 60,90 --pair heuristic greedy
 
 For each pair, ``--runs`` sequential matches (seeds 0, 1, ...; at most ``--max-rounds``)
 give the decisions and the rounds they used. The fixed-size match of the same error
@@ -67,10 +68,13 @@ def main() -> None:
     p.add_argument("--beta", type=float, default=0.05)
     p.add_argument("--max-rounds", type=int, default=20_000)
     p.add_argument("--sd-rounds", type=int, default=20_000)
+    p.add_argument("--pair", nargs=2, action="append", metavar=("A", "B"),
+                   help="a pair to measure (repeatable; default: heuristic greedy, greedy "
+                   "greedy, random random)")
     args = p.parse_args()
     test = Sprt(*parse_bounds(args.elo), alpha=args.alpha, beta=args.beta)
     planning = None
-    for a, b in PAIRS:
+    for a, b in args.pair or PAIRS:
         sd = group_sd(a, b, args.sd_rounds)
         planning = sd if planning is None else planning
         row = measure(a, b, test, args.runs, args.max_rounds, sd if sd > 0 else planning)
