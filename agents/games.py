@@ -86,8 +86,10 @@ class AgentGame:
     """``(players, preset, rule_flags) -> Setup``, ``ValueError`` for what the game does
     not take (None: :func:`plain_setup`)"""
     agents: tuple[tuple[str, Factory | str], ...] = ()
-    """the built-in agents, ``(name, factory)``, in the order ``agent_names`` lists them
-    after ``random`` (uniform over the legal actions: every game has it)"""
+    """the built-in agents, ``(name@version, factory)`` (``("greedy@1", ...)``; an old
+    version stays listed while its code or weights are kept, the bare name is the
+    highest), in the order ``agent_names`` lists them after ``random`` (uniform over the
+    legal actions: every game has it)"""
     loaders: tuple[tuple[str, Factory | str], ...] = ()
     """``(pattern, factory)``: specs matching the glob ``pattern`` (lower case, e.g.
     ``*.zip``, ``rllib:*``) are built by ``factory(spec, seed=..., **options)``; a later

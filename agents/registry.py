@@ -33,8 +33,17 @@ own entry points (:func:`pasur_env.core.plugins.loaded_entry_points`).
     make_agent("runs/ppo/model.zip", seed=0)   # a PolicyAgent, playing deterministically
 
 A spec may carry options, ``name:key=value,...`` (:func:`parse_agent_spec`), which
-:func:`build_agent` passes to the factory. :func:`as_agent` turns anything that can
-play (a name, a :class:`pasur_env.Policy`, an SB3 model, a callable) into a policy.
+:func:`build_agent` passes to the factory.
+
+Built-in agents are versioned: a game's row registers ``greedy@1`` (and keeps
+``greedy@1`` next to ``greedy@2`` while its code or weights are kept), the bare name is
+the latest version, ``greedy@1`` pins one (options follow: ``ismcts@1:budget=50``) and
+an unknown version is refused with the agent's versions. Results record the pinned
+spec (:func:`pinned_spec`, in :func:`agent_provenance`); a test fingerprints every
+version's decisions (``tests/fingerprints.py``), so a change of behaviour must bump it.
+
+:func:`as_agent` turns anything that can play (a name, a :class:`pasur_env.Policy`, an
+SB3 model, a callable) into a policy.
 """
 
 from __future__ import annotations
@@ -67,6 +76,8 @@ __all__ = [
     "parse_value",
     "agent_label",
     "agent_origins",
+    "agent_versions",
+    "pinned_spec",
     "agent_provenance",
     "offer_spec",
     "registered_name",
@@ -74,7 +85,10 @@ __all__ = [
 ]
 
 Factory = Callable[..., Policy]
+#: ``name@N``: version N of the agent ``name``
+_VERSIONED = re.compile(r"^(?P<name>[^@]+)@(?P<version>[^:=@]*)$")
 
+#: a game's factories by name: the bare name (its latest version) and every ``name@N``
 _FACTORIES: dict[str, dict[str, Factory]] = {}
 _LOADERS: dict[str, list[tuple[Callable[[str], bool], Factory]]] = {}
 #: registered agent names of each game (built-ins first)
@@ -92,7 +106,7 @@ def _game(game: str) -> str:
     if gid not in _NAMES:
         row = agent_game(gid)
         _FACTORIES[gid], _LOADERS[gid], _NAMES[gid], _ORIGINS[gid] = {}, [], [], {}
-        for name, factory in (("random", RandomPolicy), *row.agents):
+        for name, factory in (("random@1", RandomPolicy), *row.agents):
             register(name, _lazy(name, factory), game=gid, origin="built-in")
         for pattern, factory in row.loaders:
             register_loader(_matcher(pattern), _lazy(pattern, factory), game=gid)
@@ -150,7 +164,8 @@ def register(name: str, factory: Factory, *, game: str = "pasur",
              overwrite: bool = False, origin: str = "registered") -> None:
     """Make ``make_agent(name, game=game, seed=..., **kwargs)`` call
     ``factory(seed=..., **kwargs)``; ``origin`` is what ``pasur agents`` says it comes
-    from."""
+    from. ``name@N`` registers version N (a positive int) of ``name``, which the bare
+    name then means if N is its highest version."""
     game = _game(game)
     if not isinstance(name, str) or not name:
         raise ValueError(f"agent name must be a non-empty string, got {name!r}")
@@ -158,10 +173,32 @@ def register(name: str, factory: Factory, *, game: str = "pasur",
         raise TypeError(f"factory for {name!r} must be callable")
     if name in _FACTORIES[game] and not overwrite:
         raise ValueError(f"agent {name!r} is already registered (pass overwrite=True)")
+    base, version = name, None
+    if "@" in name:
+        m = _VERSIONED.match(name)
+        if m is None or not m.group("version").isdigit() or int(m.group("version")) < 1:
+            raise ValueError(f"a versioned agent name is name@N with N a positive int, "
+                             f"got {name!r}")
+        base, version = m.group("name"), int(m.group("version"))
     _FACTORIES[game][name] = factory
-    _ORIGINS[game][name] = origin
-    if name not in _NAMES[game]:
-        _NAMES[game].append(name)
+    if version is not None and version == max(_versions(base, game)):
+        _FACTORIES[game][base] = factory  # the bare name: the latest version
+    _ORIGINS[game][base] = origin
+    if base not in _NAMES[game]:
+        _NAMES[game].append(base)
+
+
+def _versions(name: str, game: str) -> list[int]:
+    """The registered versions of ``name`` (ascending; empty: an unversioned agent)."""
+    return sorted(int(k[len(name) + 1:]) for k in _FACTORIES[game]
+                  if k.startswith(name + "@") and k[len(name) + 1:].isdigit())
+
+
+def agent_versions(game: str = "pasur") -> dict[str, list[int]]:
+    """Every registered name of ``game`` and its versions (ascending; the bare name is
+    the last), ``[]`` for an unversioned agent (a user's, an entry point's)."""
+    gid = _game(game)
+    return {name: _versions(name, gid) for name in _NAMES[gid]}
 
 
 def register_loader(predicate: Callable[[str], bool], factory: Factory, *,
@@ -227,14 +264,43 @@ def make_agent(spec: str | Policy, *, game: str = "pasur", seed: int | None = No
 
 def registered_name(spec: str, game: str = "pasur") -> str | None:
     """The registered name of ``game`` that ``spec`` is (as typed, else in lower case;
-    spaces around it ignored), or None: how every caller reads a name (the web table
-    accepts only these, so a request never loads code)."""
-    names = _FACTORIES[_game(game)]
-    key = spec.strip()
-    for name in (key, key.lower()):
-        if name in names:
+    spaces around it ignored: ``greedy``, ``greedy@1``), or None: how every caller reads a
+    name (the web table accepts only these, so a request never loads code);
+    ``ValueError`` listing the versions for an agent's unknown version (``greedy@7``)."""
+    game = _game(game)
+    spec = spec.strip()
+    for name in (spec, spec.lower()):
+        if name in _FACTORIES[game]:
             return name
-    return None
+    m = _VERSIONED.match(spec.lower())
+    if m is None or m.group("name") not in _FACTORIES[game]:
+        return None
+    name = m.group("name")
+    versions = _versions(name, game)
+    title = f"{game_info(game).title} " if agent_game(game).named else ""
+    if not versions:
+        raise ValueError(f"{title}agent {name!r} has no versions: name it {name!r}")
+    raise ValueError(f"{title}agent {name!r} has no version {m.group('version')!r}; its versions: "
+                     f"{', '.join(f'{name}@{v}' for v in versions)} (the bare name "
+                     f"{name!r} is the latest, {name}@{versions[-1]})")
+
+
+def pinned_spec(spec: str | Policy, game: str = "pasur") -> str | None:
+    """``spec`` with its agent's version made explicit (``greedy`` -> ``greedy@1``,
+    ``ismcts:budget=50`` -> ``ismcts@1:budget=50``), the spec that rebuilds the same
+    agent after a later version ships; None for an agent without versions (a path, a
+    user's code, an instance)."""
+    if not isinstance(spec, str):
+        return None
+    gid = _game(game)
+    name, _ = parse_agent_spec(spec)
+    registered = registered_name(name, gid)
+    if registered is None:
+        return None
+    if "@" in registered:
+        return spec.strip()
+    versions = _versions(registered, gid)
+    return f"{registered}@{versions[-1]}{spec.strip()[len(name):]}" if versions else None
 
 
 def agent_origins(game: str = "pasur") -> dict[str, str]:
@@ -249,17 +315,20 @@ def agent_provenance(spec: str | Policy, agent: Any, game: str = "pasur",
                      players: int | None = None) -> dict[str, Any]:
     """Where the agent built from ``spec`` comes from, for a result's JSON: its spec and
     origin, its class and the SHA-256 of the class's source file (unless it is a
-    built-in, the file too), and the file of its weights (at a table of ``players``) with
-    that file's SHA-256 (:func:`agents.specs.provenance`)."""
+    built-in, the file too), the file of its weights (at a table of ``players``) with
+    that file's SHA-256 (:func:`agents.specs.provenance`) and, for a versioned agent, the
+    spec pinned to its version (``pinned``: :func:`pinned_spec`)."""
     gid = _game(game)
     if not isinstance(spec, str):
         return _provenance(agent_label(spec), agent, "instance", players)
     name, _ = parse_agent_spec(spec)
     registered = registered_name(name, gid)
-    origin = (_ORIGINS[gid][registered] if registered is not None
+    origin = (_ORIGINS[gid][registered.partition("@")[0]] if registered is not None
               else "spec" if is_code_spec(name) else "loader")
     origin = "spec" if origin.startswith("spec ") else origin
-    return _provenance(spec.strip(), agent, origin, players)
+    out = _provenance(spec.strip(), agent, origin, players)
+    pinned = pinned_spec(spec, gid)
+    return out if pinned is None else {**out, "pinned": pinned}
 
 
 def offer_spec(spec: str, games: Any = None) -> tuple[str, list[str]]:

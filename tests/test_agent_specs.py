@@ -260,7 +260,8 @@ def test_a_result_records_the_spec_and_the_sha256_of_its_file(folder: Path) -> N
 
     assert res["provenance"]["b"] == {
         "spec": "greedy", "origin": "built-in", "class": "agents.pasur.greedy.GreedyAgent",
-        "sha256": hashlib.sha256(Path(greedy.__file__).read_bytes()).hexdigest()}
+        "sha256": hashlib.sha256(Path(greedy.__file__).read_bytes()).hexdigest(),
+        "pinned": "greedy@1"}
 
 
 def test_an_exploitability_records_the_agents_file(folder: Path) -> None:
@@ -401,9 +402,9 @@ def test_pasur_agents_lists_games_and_origins(folder: Path) -> None:
     r = _pasur(["agents"], folder, site)
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line for line in r.stdout.splitlines() if line.strip()}
-    assert rows["greedy"].split()[1:] == ["pasur,", "persian_rummy", "built-in"]
-    assert rows["heuristic"].split()[1:] == ["pasur", "built-in"]
-    assert rows["mostcards"].split()[1:] == ["pasur", "entry", "point", "my-agents", "0.1"]
+    assert rows["greedy"].split()[1:] == ["@1", "pasur,", "persian_rummy", "built-in"]
+    assert rows["heuristic"].split()[1:] == ["@1", "pasur", "built-in"]
+    assert rows["mostcards"].split()[1:] == ["-", "pasur", "entry", "point", "my-agents", "0.1"]
     assert "pasur_env.agents entry point 'greedy' (entry point my-agents 0.1) skipped: pasur " \
         "already has an agent 'greedy'" in r.stderr
 

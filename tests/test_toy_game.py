@@ -136,7 +136,7 @@ def test_tournament_ranks_the_agents() -> None:
 def test_pasur_eval_and_replay_on_the_command_line(tmp_path, capsys) -> None:
     assert main(["agents", "--game", "toy"]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines()]
-    assert rows[:2] == [["random", "toy", "built-in"], ["greedy", "toy", "built-in"]]
+    assert rows[:2] == [["random", "@1", "toy", "built-in"], ["greedy", "-", "toy", "built-in"]]
     assert main(["eval", "--game", "toy", "greedy", "random", "--rounds", "200", "--seed", "0",
                  "--no-progress", "--json", "-", "--save-games", str(tmp_path)]) == 0
     out = capsys.readouterr()

@@ -4,6 +4,7 @@
 
     pasur eval greedy random --rounds 10000 --json out.json
     pasur eval ismcts:budget=200 heuristic --rounds 2000 --games 200
+    pasur eval heuristic greedy --sprt 0,10 --rounds 20000   # stop when decided
     pasur tournament random greedy heuristic --rounds 4000 --markdown ladder.md --plot ladder.png
     pasur tournament random greedy heuristic ismcts --address auto   # the pairs on a Ray cluster
     pasur play heuristic --players 2 --seed 7
@@ -171,6 +172,13 @@ def _add_match_commands(sub: Any) -> None:
     ev.add_argument("--agent-seed", type=int, default=None, metavar="N",
                     help="seed the agents apart from the deals (default: --seed): the same "
                     "deals with other draws of the agents' randomness, for pasur compare")
+    ev.add_argument("--sprt", metavar="ELO0,ELO1", default=None,
+                    help="stop as soon as a sequential test decides Elo <= ELO0 (H0) or >= "
+                    "ELO1 (H1); --rounds is then the most played (docs/evaluation.md)")
+    for flag, what in (("--alpha", "accepting H1 when H0 holds"),
+                       ("--beta", "accepting H0 when H1 holds")):
+        ev.add_argument(flag, type=float, default=0.05, help=f"with --sprt: the error rate "
+                        f"of {what} (default 0.05)")
 
     tr = sub.add_parser(
         "tournament", help="round robin and Elo ladder",
@@ -401,6 +409,12 @@ def _eval(args: argparse.Namespace) -> int:
                   games=games, batch=args.batch, progress=progress_on(args.progress),
                   preset=args.preset, game=args.game, agent_seed=args.agent_seed,
                   **_rules(args.rule))
+    if args.sprt is not None:
+        from agents.evaluation.sprt import Sprt, parse_bounds
+
+        if args.address is not None:
+            raise ValueError("--sprt is not available with --address")
+        kwargs["sprt"] = Sprt(*parse_bounds(args.sprt), alpha=args.alpha, beta=args.beta)
     if args.address is None:
         res = evaluate(args.a, args.b, save_games=args.save_games, **kwargs)
     else:
@@ -557,17 +571,23 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _agents(args: argparse.Namespace) -> int:
-    from agents.registry import agent_origins
+    from agents.registry import agent_origins, agent_versions
 
     rows: dict[str, tuple[list[str], str]] = {}
+    versions: dict[str, set[int]] = {}
     for game in args.game or GAME_IDS:
         for name, origin in agent_origins(game).items():
             rows.setdefault(name, ([], origin))[0].append(game)
+        for name, numbers in agent_versions(game).items():
+            versions.setdefault(name, set()).update(numbers)
+    tags = {n: " ".join(f"@{v}" for v in sorted(versions[n])) or "-" for n in rows}
     width = max(len(n) for n in rows) + 2
+    tag = max(len(t) for t in tags.values()) + 2
     games = max(len(", ".join(g)) for g, _ in rows.values()) + 2
     for name, (played, origin) in rows.items():
-        print(f"{name:<{width}}{', '.join(played):<{games}}{origin}")
-    print("\nyour own agents: path/to/file.py:Class or package.module:Class, options "
+        print(f"{name:<{width}}{tags[name]:<{tag}}{', '.join(played):<{games}}{origin}")
+    print("\nname@N pins version N (greedy@1, ismcts@1:budget=50); the bare name is the "
+          "latest.\nyour own agents: path/to/file.py:Class or package.module:Class, options "
           ":key=value,...; saved models: see docs/agents.md")
     return 0
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -39,6 +39,7 @@ import numpy as np
 
 from agents.evaluation.progress import Progress
 from agents.evaluation.results import EvalResult, library_info, utc_now
+from agents.evaluation.sprt import Sprt, group_counts
 from agents.evaluation.stats import clip_rate, cluster_mean_ci
 from agents.games import Setup, agent_game
 from agents.registry import agent_label, agent_provenance, build_agent, with_spec
@@ -50,7 +51,7 @@ from pasur_env.games import game_info
 
 __all__ = [
     "evaluate", "seatings", "duplicate_engine", "setup", "Setup", "Match", "Tally",
-    "check_agents",
+    "check_agents", "sequential_test", "SPRT_CHUNK",
 ]
 
 
@@ -117,6 +118,17 @@ class Tally:
         z = lambda: np.zeros(self.groups, dtype=np.float64)  # noqa: E731
         self.diff, self.wins, self.rounds = z(), z(), z()
         self.game_wins, self.games = z(), z()
+
+    @classmethod
+    def joined(cls, parts: Sequence[Tally]) -> Tally:
+        """The tally of runs played one after the other (their groups in order)."""
+        out = cls(sum(p.groups for p in parts))
+        for f in fields(cls):
+            if f.name != "groups":
+                values = [getattr(p, f.name) for p in parts]
+                array = isinstance(values[0], np.ndarray)
+                setattr(out, f.name, np.concatenate(values) if array else sum(values))
+        return out
 
 
 def check_agents(agents: Sequence[Any], game: str, players: int, engine_flags: dict[str, Any],
@@ -323,6 +335,22 @@ def setup(game: str, players: int | None, preset: str | None,
     return agent_game(info.id).match_setup(int(players), preset, rule_flags)
 
 
+def sequential_test(sprt: Sprt | tuple[float, float] | None, mode: str = "round",
+                    games: int = 0) -> Sprt | None:
+    """The :class:`~agents.evaluation.sprt.Sprt` of ``evaluate(sprt=...)``; ``ValueError``
+    for a sequential match of whole games (its groups are one-round deals)."""
+    if sprt is None:
+        return None
+    if mode != "round" or games:
+        raise ValueError("a sequential test (sprt) plays one-round deals: not with games "
+                         "to the target (--games, --episode game)")
+    if isinstance(sprt, Sprt):
+        return sprt
+    if not isinstance(sprt, (tuple, list)) or len(sprt) != 2:
+        raise TypeError(f"sprt must be an Sprt or (elo0, elo1), got {sprt!r}")
+    return Sprt(*sprt)
+
+
 def _agents(game: str, a: str | Policy, b: str | Policy, seed: int) -> tuple[Policy, Policy]:
     """Build A and B (the same instance may play both sides; equal specs build two).
 
@@ -366,6 +394,40 @@ def _run_tallies(
         finally:
             bar.close()
     return tally, gtally
+
+
+#: with a sequential test, the games played between two looks at the LLR (at most)
+SPRT_CHUNK = 256
+
+
+def _run_sequential(
+    match: Match, rounds: int, test: Sprt, desc: str, progress: bool,
+    progress_file: TextIO | None,
+) -> tuple[Tally, dict[str, Any]]:
+    """Play chunks of duplicate groups (deals in the order of the fixed-size match) until
+    the sequential test decides or ``rounds`` are played; the tally and the test's report.
+
+    The LLR is looked at after every chunk of :data:`SPRT_CHUNK` games (fewer with a
+    smaller ``batch``): a decision overshoots its bound by at most one chunk."""
+    R = len(match.seats)
+    groups = -(-int(rounds) // R)
+    chunk = max(1, min(match.groups_per_batch, SPRT_CHUNK // R))
+    parts: list[Tally] = []
+    counts = np.zeros(2 * R + 1)
+    llr, done = 0.0, 0
+    bar = Progress(groups * R, desc, "rounds", progress, progress_file)
+    try:
+        while done < groups:
+            part = match.run(min(chunk, groups - done), "round", bar, offset=done)
+            parts.append(part)
+            done += part.groups
+            counts += group_counts(part.wins, part.rounds, R)
+            llr = test.llr(counts)
+            if test.decision(llr) is not None:
+                break
+    finally:
+        bar.close()
+    return Tally.joined(parts), test.report(llr, done * R, groups * R)
 
 
 def _result(
@@ -429,6 +491,7 @@ def evaluate(
     *,
     game: str = "pasur",
     agent_seed: int | None = None,
+    sprt: Sprt | tuple[float, float] | None = None,
     **rule_flags: Any,
 ) -> EvalResult:
     """Play agent A against agent B on duplicate deals and measure A minus B.
@@ -462,6 +525,10 @@ def evaluate(
         agent_seed: seeds the agents instead of ``seed``: the same deals played with
             other draws of the agents' randomness (two such runs pair deal by deal,
             :func:`agents.evaluation.compare.compare`); None: ``seed``.
+        sprt: a sequential test, :class:`~agents.evaluation.sprt.Sprt` or ``(elo0,
+            elo1)`` (error rates 0.05): the match stops as soon as it decides between
+            Elo <= elo0 and Elo >= elo1 (``rounds`` is then the most played; one-round
+            deals only); the result's ``sprt`` says the decision and the rounds used.
         **rule_flags: the game's rule flags (Pasur: ``target_score=...``,
             ``sur_points=...``; Persian Rummy: ``deals=...``, ``four_set_double=...``).
 
@@ -469,6 +536,7 @@ def evaluate(
         An :class:`EvalResult`.
     """
     games = _check_counts(rounds, batch, games, mode)
+    test = sequential_test(sprt, mode, games)
     seed = _resolve_seed(seed)
     agent_seed = _agent_seed(agent_seed, seed)
     spec = setup(game, players, preset, rule_flags)
@@ -478,12 +546,16 @@ def evaluate(
                   save_games=records_file(save_games, labels, seed), labels=labels,
                   game=spec.game)
     t0 = time.perf_counter()
-    tally, gtally = _run_tallies(
-        match, rounds, games, mode, f"{labels[0]} vs {labels[1]}", progress, progress_file
-    )
+    desc, report = f"{labels[0]} vs {labels[1]}", None
+    if test is None:
+        tally, gtally = _run_tallies(match, rounds, games, mode, desc, progress, progress_file)
+    else:
+        gtally = None
+        tally, report = _run_sequential(match, rounds, test, desc, progress, progress_file)
     seconds = time.perf_counter() - t0
     res = _result(match, tally or gtally, gtally, labels, seed, mode, spec.rules, seconds,
                   agent_seed)
+    res.sprt = report
     res.provenance = {"a": agent_provenance(a, agent_a, spec.game, spec.players),
                       "b": agent_provenance(b, agent_b, spec.game, spec.players)}
     return res

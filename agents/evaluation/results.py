@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from agents.evaluation.sprt import describe
 from agents.games import agent_game
 from pasur_env.games import game_info
 from pasur_env.version import __version__
@@ -150,6 +151,9 @@ class EvalResult:
     #: where A and B come from (``{"a": {...}, "b": {...}}``: spec, origin and, for a
     #: user's agent, its source file and SHA-256; :func:`agents.registry.agent_provenance`)
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: a sequential match's test: hypotheses, error rates, bounds, LLR, decision, rounds
+    #: used (:meth:`agents.evaluation.sprt.Sprt.report`); None for a fixed-size match
+    sprt: dict[str, Any] | None = None
     group_diff_sum: np.ndarray | None = field(default_factory=lambda: np.zeros(0), repr=False)
     group_win_sum: np.ndarray | None = field(default_factory=lambda: np.zeros(0), repr=False)
     group_rounds: np.ndarray | None = field(default_factory=lambda: np.zeros(0), repr=False)
@@ -243,6 +247,8 @@ class EvalResult:
             out["provenance"] = {k: dict(v) for k, v in self.provenance.items()}
         out.update(library={"version": self.library_version, "commit": self.git_commit},
                    date=self.date, per_deal=self._per_deal())
+        if self.sprt is not None:
+            out["sprt"] = {k: json_number(v) for k, v in self.sprt.items()}
         extra = agent_game(self.game).json_extra  # keys older results were written with
         if extra is not None:
             out.update({k: [json_number(x) for x in v] if isinstance(v, (list, tuple))
@@ -340,6 +346,8 @@ class EvalResult:
                 f"{100 * self.game_win_rate:.1f}%  95% CI [{100 * glo:.1f}%, {100 * ghi:.1f}%]"
                 f"  ({self.games:,} games, {self.mean_rounds_per_game:.2f} rounds/game)"
             )
+        if self.sprt is not None:
+            lines.append(describe(self.sprt))
         spd = ", ".join(
             f"{k} {v * 1e6:.1f} us" if v < 1e-3 else f"{k} {v * 1e3:.2f} ms"
             for k, v in self.seconds_per_decision.items()
@@ -396,7 +404,8 @@ def _from_json(cls: type[EvalResult], data: Any) -> EvalResult:
               agent_decisions={k: int(v) for k, v in (data.get("agent_decisions") or {}).items()},
               seconds_per_decision={k: json_float(v) for k, v in
                                     (data.get("seconds_per_decision") or {}).items()},
-              provenance={k: dict(v) for k, v in (data.get("provenance") or {}).items()})
+              provenance={k: dict(v) for k, v in (data.get("provenance") or {}).items()},
+              sprt=dict(data["sprt"]) if data.get("sprt") else None)
     if data.get("games"):
         kw.update(games=int(data["games"]), game_win_rate=json_float(data.get("game_win_rate")),
                   game_win_rate_ci95=_pair(data.get("game_win_rate_ci95")),

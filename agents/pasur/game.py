@@ -75,12 +75,12 @@ AGENT_GAME = AgentGame(
     id="pasur", setup=_setup, named=False, result_header=_header,
     games_text=lambda rules: f"games to {rules.get('target_score')}",
     agents=(
-        ("greedy", "agents.pasur.greedy:GreedyAgent"),
-        ("heuristic", "agents.pasur.heuristic:HeuristicAgent"),
-        ("ismcts", "agents.pasur.ismcts:ISMCTSAgent"),
-        ("ppo", make_ppo),
-        ("net", "agents.pasur.move_net:NetAgent"),  # the shipped network of the seat count
-        ("net-ismcts", "agents.pasur.move_net.search:NetSearchAgent"),  # search guided by it
+        ("greedy@1", "agents.pasur.greedy:GreedyAgent"),
+        ("heuristic@1", "agents.pasur.heuristic:HeuristicAgent"),
+        ("ismcts@1", "agents.pasur.ismcts:ISMCTSAgent"),
+        ("ppo@1", make_ppo),
+        ("net@1", "agents.pasur.move_net:NetAgent"),  # the shipped network of the seat count
+        ("net-ismcts@1", "agents.pasur.move_net.search:NetSearchAgent"),  # search guided by it
     ),
     loaders=(SB3_MODELS, ("*.npz", load_net), RLLIB_CHECKPOINTS, ("cfr:*", load_cfr),
              OPENSPIEL_BOTS),

@@ -49,10 +49,10 @@ AGENT_GAME = AgentGame(
     points_unit="team points/round", json_extra=_json_extra,
     games_text=lambda rules: f"games of {rules.get('deals')} deals",
     agents=(
-        ("greedy", "agents.rummy.greedy:RummyGreedyAgent"),
-        ("rollout", "agents.rummy.rollout:RummyRolloutAgent"),
-        ("ismcts", "agents.rummy.ismcts:RummyISMCTSAgent"),
-        ("net", "agents.rummy.move_net:RummyNetAgent"),  # the shipped network
+        ("greedy@1", "agents.rummy.greedy:RummyGreedyAgent"),
+        ("rollout@1", "agents.rummy.rollout:RummyRolloutAgent"),
+        ("ismcts@1", "agents.rummy.ismcts:RummyISMCTSAgent"),
+        ("net@1", "agents.rummy.move_net:RummyNetAgent"),  # the shipped network
     ),
     loaders=(SB3_MODELS, ("*.npz", load_net), OPENSPIEL_BOTS),
     terminal_play="agents.apps.rummy_terminal:play_command",
