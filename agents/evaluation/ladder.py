@@ -340,10 +340,10 @@ _BLOCK = re.compile(r"(<!-- ladder (\S+) -->\n).*?(<!-- /ladder -->)", re.S)
 
 def render_doc(doc: str | Path, bootstrap: int = 500) -> bool:
     """Rewrite every ``<!-- ladder FILE -->`` ... ``<!-- /ladder -->`` block of ``doc``
-    with the markdown of that ladder file (a path relative to the repository root, the
-    folder above ``doc``'s). Returns whether the text changed."""
+    with the markdown of that ladder file (a path relative to ``doc``'s folder). Returns
+    whether the text changed."""
     doc = Path(doc)
-    root = doc.resolve().parent.parent
+    root = doc.resolve().parent
     text = doc.read_text(encoding="utf-8")
 
     def block(m: re.Match[str]) -> str:
