@@ -436,16 +436,22 @@ def _tournament(args: argparse.Namespace) -> int:
 
         with ray_session(*parse_address(args.address)):
             res = tournament(args.agents, run_pairs=play_pairs_on_ray, **kwargs)
+    _write_ladder(res, args, res.write_markdown)
+    return 0
+
+
+def _write_ladder(res: Any, args: argparse.Namespace, markdown: Any) -> None:
+    """A ladder's table, then ``--markdown`` (by ``markdown(path)``), ``--plot``, ``--json``
+    (``pasur tournament``, ``pasur ladder show``)."""
     out = _text_stream(args)
     print(res.table(), file=out)
     if args.markdown:
-        res.write_markdown(args.markdown)
+        markdown(args.markdown)
         print(f"wrote {args.markdown}", file=out)
     if args.plot:
         res.plot(args.plot)
         print(f"wrote {args.plot}", file=out)
     _write_json(res, args, out)
-    return 0
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -586,7 +592,7 @@ def _add_ladder(sub: Any) -> None:
     add_progress(add)
     _add_rules(add)
     _add_address(add)
-    show = lsub.add_parser("show", help="the ladder's ratings with 95% intervals")
+    show = lsub.add_parser("show", help="the ladder's ratings with 95%% intervals")
     show.add_argument("--ladder", default="ladder.json", metavar="FILE",
                       help="the ladder file (default ladder.json)")
     show.add_argument("--anchor", default="random",
@@ -605,19 +611,11 @@ def _ladder(args: argparse.Namespace) -> int:
 
     from agents.evaluation.ladder import Ladder
 
-    out = _text_stream(args) if args.ladder_command == "show" else sys.stdout
     if args.ladder_command == "show":
         lad = Ladder.load(args.ladder)
         res = lad.ratings(anchor=None if args.anchor.lower() == "none" else args.anchor,
                           base=args.base, bootstrap=args.bootstrap)
-        print(res.table(), file=out)
-        if args.markdown:
-            lad.write_markdown(args.markdown, res)
-            print(f"wrote {args.markdown}", file=out)
-        if args.plot:
-            res.plot(args.plot)
-            print(f"wrote {args.plot}", file=out)
-        _write_json(res, args, out)
+        _write_ladder(res, args, lambda path: lad.write_markdown(path, res))
         return 0
     lad = Ladder.open(args.ladder, game=args.game, players=args.players, seed=args.seed,
                       rounds=args.rounds or 2000, batch=args.batch, preset=args.preset,
@@ -634,9 +632,9 @@ def _ladder(args: argparse.Namespace) -> int:
     lad.save()
     pairs = ", ".join(f"{a} vs {b}" for a, b in played) or "none (the first member)"
     print(f"added {args.spec.strip()!r} to {args.ladder} ({len(lad.members)} members): "
-          f"played {len(played)} pair(s) in {time.perf_counter() - t0:.1f} s: {pairs}", file=out)
+          f"played {len(played)} pair(s) in {time.perf_counter() - t0:.1f} s: {pairs}")
     if len(lad.members) > 1:
-        print(lad.ratings().table(), file=out)
+        print(lad.ratings().table())
     return 0
 
 
