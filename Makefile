@@ -50,8 +50,8 @@ LADDERS := docs/ladders
 LADD := $(BIN)/pasur ladder add --no-progress
 ladder: venv
 	rm -f $(LADDERS)/pasur.json $(LADDERS)/persian_rummy.json
-	$(BIN)/pasur warmup --no-progress --serial-only --game pasur random greedy heuristic net ppo
-	$(BIN)/pasur warmup --no-progress --serial-only --game persian_rummy random greedy net rollout
+	$(BIN)/pasur warmup --no-progress --game pasur random greedy heuristic net ppo
+	$(BIN)/pasur warmup --no-progress --game persian_rummy random greedy net rollout
 	for a in random greedy heuristic; do \
 	  $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 2000 || exit 1; done
 	for a in net ppo; do $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 1000 || exit 1; done
