@@ -51,15 +51,16 @@ LADD := $(BIN)/pasur ladder add --no-progress
 ladder: venv
 	rm -f $(LADDERS)/pasur.json $(LADDERS)/persian_rummy.json
 	$(BIN)/pasur warmup --no-progress --game pasur random greedy heuristic net ppo
-	$(BIN)/pasur warmup --no-progress --game persian_rummy random greedy net rollout
+	$(BIN)/pasur warmup --no-progress --game persian_rummy random greedy net rollout ismcts
 	for a in random greedy heuristic; do \
 	  $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 2000 || exit 1; done
 	for a in net ppo; do $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 1000 || exit 1; done
 	for a in random greedy; do \
-	  $(LADD) $$a --game persian_rummy --ladder $(LADDERS)/persian_rummy.json --rounds 400 \
+	  $(LADD) $$a --game persian_rummy --ladder $(LADDERS)/persian_rummy.json --rounds 2000 \
 	  || exit 1; done
-	for a in net rollout; do \
-	  $(LADD) $$a --ladder $(LADDERS)/persian_rummy.json --rounds 100 || exit 1; done
+	$(LADD) net --ladder $(LADDERS)/persian_rummy.json --rounds 400
+	$(LADD) rollout --ladder $(LADDERS)/persian_rummy.json --rounds 200
+	$(LADD) ismcts --ladder $(LADDERS)/persian_rummy.json --rounds 100
 	$(BIN)/python -m agents.evaluation.ladder render docs/leaderboard.md
 
 demo: venv
