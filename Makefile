@@ -50,11 +50,12 @@ LADDERS := docs/ladders
 LADD := $(BIN)/pasur ladder add --no-progress
 ladder: venv
 	rm -f $(LADDERS)/pasur.json $(LADDERS)/persian_rummy.json
-	$(BIN)/pasur warmup --no-progress --game pasur random greedy heuristic net ppo
+	$(BIN)/pasur warmup --no-progress --game pasur random greedy heuristic net ppo ismcts
 	$(BIN)/pasur warmup --no-progress --game persian_rummy random greedy net rollout ismcts
 	for a in random greedy heuristic; do \
 	  $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 2000 || exit 1; done
 	for a in net ppo; do $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 1000 || exit 1; done
+	$(LADD) ismcts --ladder $(LADDERS)/pasur.json --rounds 400
 	for a in random greedy; do \
 	  $(LADD) $$a --game persian_rummy --ladder $(LADDERS)/persian_rummy.json --rounds 2000 \
 	  || exit 1; done
