@@ -8,7 +8,7 @@ PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
 	test-browser test-openspiel rllib test-rllib train-rllib marl test-marl test-lowest \
-	test-wheel dist clean
+	test-wheel dist clean ladder
 
 venv: $(VENV)/.installed-dev
 
@@ -41,6 +41,28 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/python .ci/check_constraints.py --python $(BIN)/python constraints.txt
+
+# The shipped reference ladders (docs/ladders/*.json, docs/leaderboard.md): every agent is
+# added with `pasur ladder add`, so it plays only the members before it; the fast agents
+# with more rounds, the slower ones with fewer (a prefix of the same deals). The kernels are
+# compiled first so the times per decision hold no compilation.
+LADDERS := docs/ladders
+LADD := $(BIN)/pasur ladder add --no-progress
+ladder: venv
+	rm -f $(LADDERS)/pasur.json $(LADDERS)/persian_rummy.json
+	$(BIN)/pasur warmup --no-progress --game pasur random greedy heuristic net ppo ismcts
+	$(BIN)/pasur warmup --no-progress --game persian_rummy random greedy net rollout ismcts
+	for a in random greedy heuristic; do \
+	  $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 2000 || exit 1; done
+	for a in net ppo; do $(LADD) $$a --ladder $(LADDERS)/pasur.json --rounds 1000 || exit 1; done
+	$(LADD) ismcts --ladder $(LADDERS)/pasur.json --rounds 400
+	for a in random greedy; do \
+	  $(LADD) $$a --game persian_rummy --ladder $(LADDERS)/persian_rummy.json --rounds 2000 \
+	  || exit 1; done
+	$(LADD) net --ladder $(LADDERS)/persian_rummy.json --rounds 400
+	$(LADD) rollout --ladder $(LADDERS)/persian_rummy.json --rounds 200
+	$(LADD) ismcts --ladder $(LADDERS)/persian_rummy.json --rounds 100
+	$(BIN)/python -m agents.evaluation.ladder render docs/leaderboard.md
 
 demo: venv
 	$(BIN)/pasur demo

@@ -33,6 +33,12 @@ PASUR = {
     "replay": {"--game"},
     "serve": set(),
     "doctor": set(),
+    "ladder": set(),  # its actions' flags: LADDER
+}
+#: the shared flags of ``pasur ladder``'s actions
+LADDER = {
+    "add": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "AGENT"},
+    "show": {"--json"},
 }
 TRAIN = {
     "move_net": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--out", "--name"},
@@ -72,6 +78,17 @@ def test_every_pasur_command_lists_its_shared_flags(command: str) -> None:
         assert "default 0, as in every command" in text
     if "--progress" in PASUR[command]:
         assert "on when stderr is a terminal" in text
+
+
+@pytest.mark.parametrize("action", sorted(LADDER))
+def test_the_ladder_actions_list_their_shared_flags(action: str) -> None:
+    ladder = _subcommands()["ladder"]
+    sub = next(a for a in ladder._actions if a.dest == "ladder_command")
+    assert set(sub.choices) == set(LADDER)
+    text = _words(sub.choices[action].format_help())
+    assert _shared_in(text) == LADDER[action], text
+    if "--seed" in LADDER[action]:
+        assert "default 0, as in every command" in text
 
 
 @pytest.mark.parametrize("entry", sorted(TRAIN))

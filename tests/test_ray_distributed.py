@@ -248,6 +248,24 @@ class TestOnTwoNodes:
                     m.pop(key, None)
         assert far == local
 
+    def test_pasur_ladder_add_on_the_cluster_equals_the_local_one(self, cluster,
+                                                                   tmp_path) -> None:
+        """``pasur ladder add --address`` plays the new member's pairs on Ray: the stored
+        per-deal results are those of the same additions played here."""
+        for where in ("local", "ray"):
+            for agent in ("random", "greedy", "heuristic"):
+                extra = ["--address", "auto"] if where == "ray" else []
+                assert pasur(["ladder", "add", agent, "--rounds", "100", "--no-progress",
+                              "--ladder", str(tmp_path / f"{where}.json"), *extra]) == 0
+        local, far = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("local", "ray"))
+        for d in (local, far):
+            for m in d["members"]:
+                m.pop("added")
+            for p in d["pairs"]:
+                for key in ("seconds", "seconds_per_decision"):
+                    p.pop(key)
+        assert far == local and len(far["pairs"]) == 3
+
 
 def test_bad_addresses_are_refused(capsys) -> None:
     assert pasur(["eval", "greedy", "random", "--address", "local:x"]) == 2

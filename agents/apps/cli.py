@@ -137,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_web_commands(sub)
     _add_exploitability(sub)
     _add_compare(sub)
+    _add_ladder(sub)
     ag = sub.add_parser("agents", help="list the agents: their games and where each comes from",
                         description="List every registered agent name with the games it "
                         "plays and where it comes from (built-in, the package of an entry "
@@ -366,7 +367,7 @@ def _refusal(args: argparse.Namespace) -> str | None:
     """
     game = getattr(args, "game", DEFAULT_GAME)
     if args.command in ("replay", "warmup", "doctor", "serve", "exploitability", "agents",
-                        "compare"):
+                        "compare", "ladder"):  # a ladder's game and rules are its file's
         return None
     info = game_info(game)
     taken = info.players
@@ -479,16 +480,22 @@ def _tournament(args: argparse.Namespace) -> int:
 
         with ray_session(*parse_address(args.address)):
             res = tournament(args.agents, run_pairs=play_pairs_on_ray, **kwargs)
+    _write_ladder(res, args, res.write_markdown)
+    return 0
+
+
+def _write_ladder(res: Any, args: argparse.Namespace, markdown: Any) -> None:
+    """A ladder's table, then ``--markdown`` (by ``markdown(path)``), ``--plot``, ``--json``
+    (``pasur tournament``, ``pasur ladder show``)."""
     out = _text_stream(args)
     print(res.table(), file=out)
     if args.markdown:
-        res.write_markdown(args.markdown)
+        markdown(args.markdown)
         print(f"wrote {args.markdown}", file=out)
     if args.plot:
         res.plot(args.plot)
         print(f"wrote {args.plot}", file=out)
     _write_json(res, args, out)
-    return 0
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -608,8 +615,81 @@ def _doctor(args: argparse.Namespace) -> int:
     return 1 if warnings else 0
 
 
+# ---- pasur ladder: a persistent ladder (agents.evaluation.ladder) ---------------------------
+def _add_ladder(sub: Any) -> None:
+    """``pasur ladder add SPEC`` and ``pasur ladder show``: a ladder kept in a JSON file."""
+    ld = sub.add_parser(
+        "ladder", help="a persistent ladder: add an agent (only its own pairs), show ratings",
+        description="A ladder kept in one JSON file (docs/leaderboard.md): `add` plays a new "
+        "agent against the members only, on the ladder's fixed deals, and stores the pairs' "
+        "per-deal results; `show` fits the ratings (Bradley-Terry, bootstrap intervals).")
+    lsub = ld.add_subparsers(dest="ladder_command", metavar="ACTION")
+    lsub.required = True
+    add = lsub.add_parser("add", help="play a new agent against the ladder's members and store it")
+    add.add_argument("spec", metavar="AGENT", help="the agent spec (e.g. heuristic, "
+                     "ismcts:budget=200, path/to/file.py:Class)")
+    add.add_argument("--ladder", default="ladder.json", metavar="FILE",
+                     help="the ladder file (default ladder.json; made when missing)")
+    add_game(add, help=f"the game of a new ladder: {', '.join(GAME_IDS)} (default: the file's, "
+             "else pasur)")
+    add_rounds(add, 2000, "per pair (default: the ladder's; fewer play a prefix of its deals)")
+    add.set_defaults(game=None, rounds_default=None)
+    _add_players(add)
+    add_seed(add, "a new ladder's deals (an existing ladder keeps its own)")
+    add.set_defaults(seed=None)
+    add.add_argument("--batch", type=int, default=4096,
+                     help="games advanced together, of a new ladder (default 4096)")
+    add_progress(add)
+    _add_rules(add)
+    _add_address(add)
+    show = lsub.add_parser("show", help="the ladder's ratings with 95%% intervals")
+    show.add_argument("--ladder", default="ladder.json", metavar="FILE",
+                      help="the ladder file (default ladder.json)")
+    show.add_argument("--anchor", default="random",
+                      help="the member fixed at --base (default random; none: the mean)")
+    show.add_argument("--base", type=float, default=0.0, help="the anchor's rating (0)")
+    show.add_argument("--bootstrap", type=int, default=500,
+                      help="bootstrap resamples for the intervals (default 500)")
+    show.add_argument("--markdown", metavar="PATH", help="write the ladder as markdown")
+    show.add_argument("--plot", metavar="PATH", help="save a plot of the ratings (matplotlib)")
+    add_json(show, "the ratings and the pairs")
+
+
+def _ladder(args: argparse.Namespace) -> int:
+    """``pasur ladder add`` / ``show`` (:class:`agents.evaluation.ladder.Ladder`)."""
+    import time
+
+    from agents.evaluation.ladder import Ladder
+
+    if args.ladder_command == "show":
+        lad = Ladder.load(args.ladder)
+        res = lad.ratings(anchor=None if args.anchor.lower() == "none" else args.anchor,
+                          base=args.base, bootstrap=args.bootstrap)
+        _write_ladder(res, args, lambda path: lad.write_markdown(path, res))
+        return 0
+    lad = Ladder.open(args.ladder, game=args.game, players=args.players, seed=args.seed,
+                      rounds=args.rounds or 2000, batch=args.batch, preset=args.preset,
+                      **_rules(args.rule))
+    t0 = time.perf_counter()
+    if args.address is None:
+        played = lad.add(args.spec, rounds=args.rounds, progress=progress_on(args.progress))
+    else:
+        from agents.evaluation.distributed import parse_address, play_pairs_on_ray, ray_session
+
+        with ray_session(*parse_address(args.address)):
+            played = lad.add(args.spec, rounds=args.rounds, progress=False,
+                             run_pairs=play_pairs_on_ray)
+    lad.save()
+    pairs = ", ".join(f"{a} vs {b}" for a, b in played) or "none (the first member)"
+    print(f"added {args.spec.strip()!r} to {args.ladder} ({len(lad.members)} members): "
+          f"played {len(played)} pair(s) in {time.perf_counter() - t0:.1f} s: {pairs}")
+    if len(lad.members) > 1:
+        print(lad.ratings().table())
+    return 0
+
+
 #: commands that play games: they say on stderr when they compile kernels (first run)
-_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay", "exploitability")
+_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay", "exploitability", "ladder")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -622,7 +702,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
                "serve": _serve, "replay": _replay, "agents": _agents, "warmup": _warmup,
-               "doctor": _doctor, "exploitability": _exploitability, "compare": _compare}
+               "doctor": _doctor, "exploitability": _exploitability, "compare": _compare,
+               "ladder": _ladder}
     refusal = _refusal(args)
     if refusal is not None:
         print(f"pasur {args.command}: error: {refusal}", file=sys.stderr)

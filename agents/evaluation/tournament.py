@@ -44,7 +44,7 @@ from pasur_env.core.extras import missing_extra
 from pasur_env.core.policy import Policy
 from pasur_env.games import game_info
 
-__all__ = ["TournamentResult", "tournament", "bradley_terry", "ELO_PER_LOGIT"]
+__all__ = ["TournamentResult", "tournament", "fit_tournament", "bradley_terry", "ELO_PER_LOGIT"]
 
 #: plays a tournament's pairs: (agents, pairs, evaluate's keyword arguments, progress)
 #: -> the result of each pair
@@ -56,41 +56,30 @@ ELO_PER_LOGIT = 400.0 / math.log(10.0)
 
 
 def bradley_terry(wins: np.ndarray, prior: float = 0.5, tol: float = 1e-10) -> np.ndarray:
-    """Maximum-likelihood Bradley-Terry strengths (log-odds scale, mean 0).
+    """Maximum-likelihood Bradley-Terry strengths (log-odds scale, mean 0), fitted by
+    ``choix`` (iterative Luce spectral ranking on the dense win matrix): one fit for the
+    tournament and the persistent ladder (:mod:`agents.evaluation.ladder`).
 
     Args:
         wins: (k, k) array, ``wins[i, j]`` = (possibly fractional) wins of i over j.
         prior: virtual wins added each way to every pair that met (one virtual tie
             with ``prior=0.5``), which keeps the estimate finite when one agent
             won every round against another.
-        tol: Newton iterations stop when no strength moves more than this.
+        tol: the fit stops when no strength moves more than this.
 
     ``P(i beats j) = 1 / (1 + exp(theta[j] - theta[i]))``.
     """
+    import choix
+
     W = np.array(wins, dtype=np.float64)
     k = W.shape[0]
-    if W.shape != (k, k):
+    if W.ndim != 2 or W.shape != (k, k):
         raise ValueError(f"wins must be a square matrix, got shape {W.shape}")
     np.fill_diagonal(W, 0.0)
     met = (W + W.T) > 0
     W = W + prior * met
-    N = W + W.T
-    theta = np.zeros(k)
-    ones = np.ones((k, k)) / k
-    for _ in range(200):
-        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))
-        grad = (W - N * p).sum(axis=1)
-        h = N * p * (1.0 - p)
-        lap = np.diag(h.sum(axis=1)) - h  # negative Hessian; singular along ones
-        step = np.linalg.solve(lap + ones, grad)
-        big = np.abs(step).max()
-        if big > 1.0:  # damped Newton: never move more than one logit at a time
-            step /= big
-        theta += step
-        theta -= theta.mean()
-        if big < tol:
-            break
-    return theta
+    theta = choix.ilsr_pairwise_dense(W, tol=tol, max_iter=10_000)
+    return theta - theta.mean()
 
 
 def _points_rating(diff: np.ndarray) -> np.ndarray:
@@ -199,6 +188,12 @@ class TournamentResult:
             body.append(row)
         return head, body
 
+    def _rounds(self) -> str:
+        """Rounds per pair: one count, or the range where pairs played different counts
+        (a ladder's member added with fewer rounds)."""
+        counts = sorted({m.rounds for m in self.matches.values()} or {self.rounds})
+        return f"{counts[0]:,}" + (f" to {counts[-1]:,}" if len(counts) > 1 else "")
+
     def _caption(self) -> str:
         anchor = (
             f"{self.anchor} fixed at {self.base:.0f}"
@@ -207,7 +202,7 @@ class TournamentResult:
         )
         title = f"{game_info(self.game).title}: " if agent_game(self.game).named else ""
         return (
-            f"{title}{len(self.agents)} agents, {self.players} players, {self.rounds:,} duplicate "
+            f"{title}{len(self.agents)} agents, {self.players} players, {self._rounds()} duplicate "
             f"rounds per pair, seed {self.seed}; Elo from a Bradley-Terry fit to round "
             f"results ({anchor}), 95% intervals from {self.bootstrap} bootstrap resamples "
             f"of the duplicate groups; {self.seconds:.1f} s"
@@ -324,7 +319,7 @@ class TournamentResult:
         ax.set_yticks(y, [self.agents[i] for i in order])
         ax.set_xlabel("Elo (Bradley-Terry on round results), 95% bootstrap interval")
         title = game_info(self.game).title
-        ax.set_title(f"{title} ladder: {self.players} players, {self.rounds:,} rounds per pair")
+        ax.set_title(f"{title} ladder: {self.players} players, {self._rounds()} rounds per pair")
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         fig.savefig(str(path), dpi=120)
@@ -460,6 +455,19 @@ def tournament(
         matches = {(i, j): evaluate(agents[i], agents[j], progress=progress,
                                     progress_file=progress_file, **kwargs)
                    for i, j in pairs}
+    return fit_tournament(names, matches, anchor=anchor, base=base, bootstrap=bootstrap,
+                          seed=seed, game=game)
+
+
+def fit_tournament(names: list[str], matches: dict[tuple[int, int], EvalResult], *,
+                   anchor: str | None = None, base: float = 1500.0, bootstrap: int = 500,
+                   seed: int = 0, game: str = "pasur") -> TournamentResult:
+    """The ladder of played matches (``matches[(i, j)]``: ``names[i]`` as A against
+    ``names[j]`` as B, every pair once, each with its per-group arrays): the Bradley-Terry
+    Elo and the points ratings with bootstrap intervals. :func:`tournament` and the
+    persistent ladder (:mod:`agents.evaluation.ladder`) both read their matches here."""
+    _check_field(names, anchor, bootstrap)
+    k = len(names)
     ladder = _Ladder(k, None if anchor is None else names.index(anchor), float(base))
     elo, pts, wins = ladder.fit_matches(matches)
     elo_ci, pts_ci = ladder.bootstrap(matches, bootstrap, seed)
@@ -469,7 +477,7 @@ def tournament(
     played = wins + wins.T
     library = library_info()
     return TournamentResult(
-        agents=names, players=next(iter(matches.values())).players,
+        agents=list(names), players=next(iter(matches.values())).players,
         rounds=int(max(m.rounds for m in matches.values())),
         seed=int(seed), matches=matches, elo=elo, elo_ci95=elo_ci, points=pts,
         points_ci95=pts_ci, win_rate=wins.sum(axis=1) / np.maximum(played.sum(axis=1), 1e-12),

@@ -1,0 +1,190 @@
+"""The persistent ladder: members added one at a time, only their own pairs played."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import agents.evaluation.ladder as ladder_mod
+from agents.apps.cli import main
+from agents.evaluation.ladder import SCHEMA, VERSION, Ladder, render_doc
+
+ROOT = Path(__file__).resolve().parent.parent
+ROUNDS = 20
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Record every match the ladder plays (its ``evaluate`` calls)."""
+    calls: list[tuple[str, str]] = []
+    real = ladder_mod.evaluate
+
+    def spy(a, b, **kwargs):
+        calls.append((a, b))
+        return real(a, b, **kwargs)
+
+    monkeypatch.setattr(ladder_mod, "evaluate", spy)
+    return calls
+
+
+@pytest.fixture()
+def user_agent(tmp_path: Path) -> str:
+    """A spec of an agent of the user's own (a file, so its provenance has a SHA-256)."""
+    shutil.copy(ROOT / "examples" / "my_agent.py", tmp_path / "my_agent.py")
+    return f"{tmp_path / 'my_agent.py'}:MostCards"
+
+
+@pytest.fixture()
+def two(tmp_path: Path) -> Ladder:
+    lad = Ladder.open(tmp_path / "ladder.json", rounds=ROUNDS)
+    lad.add("random", progress=False)
+    lad.add("greedy", progress=False)
+    lad.save()
+    return lad
+
+
+def test_third_member_plays_only_its_pairs(two: Ladder, user_agent: str, monkeypatch) -> None:
+    before = json.loads(two.path.read_text())
+    calls = _spy(monkeypatch)
+    lad = Ladder.open(two.path)
+    played = lad.add(user_agent, progress=False)
+    lad.save()
+    assert played == [("random", user_agent), ("greedy", user_agent)]
+    assert calls == played  # two matches, the old pair is not replayed
+    after = json.loads(two.path.read_text())
+    assert len(after["pairs"]) == 3 and after["pairs"][0] == before["pairs"][0]
+    assert after["members"][:2] == before["members"]
+    new = after["members"][2]
+    assert new["spec"] == user_agent and len(new["provenance"]["sha256"]) == 64
+    # every pair on the same deals: the ladder's seed, its rounds in whole duplicate groups
+    for p in after["pairs"]:
+        assert p["seed"] == before["seed"] and sum(p["groups"]["rounds"]) == ROUNDS
+        assert len(p["groups"]["diff_sum"]) == ROUNDS // 2
+
+
+def test_fewer_rounds_play_a_prefix_of_the_same_deals(two: Ladder) -> None:
+    played = two.add("heuristic", rounds=ROUNDS // 2, progress=False)
+    short = two.pairs[played[0]]
+    assert short.rounds == ROUNDS // 2 and two.members[-1].rounds == ROUNDS // 2
+    assert "10 to 20 duplicate rounds per pair" in two.ratings(bootstrap=5).table()
+
+
+def test_show_on_a_tiny_ladder(two: Ladder, tmp_path: Path, capsys) -> None:
+    res = two.ratings(bootstrap=20)
+    assert res.agents == ["random", "greedy"] and res.elo[0] == 0 and res.anchor == "random"
+    assert res.elo[1] > 0 and np.all(res.elo_ci95[:, 0] <= res.elo_ci95[:, 1])
+    assert two.ratings(anchor=None, bootstrap=0).elo.mean() == pytest.approx(0, abs=1e-9)
+    md, js = tmp_path / "l.md", tmp_path / "l.json"
+    assert main(["ladder", "show", "--ladder", str(two.path), "--bootstrap", "20",
+                 "--markdown", str(md), "--json", str(js)]) == 0
+    text = md.read_text()
+    assert "| 1 | greedy |" in text and "| random | `random` | built-in |" in text
+    assert "random fixed at 0" in text
+    assert [r["agent"] for r in json.loads(js.read_text())["ladder"]] == ["greedy", "random"]
+    assert "time/decision" in capsys.readouterr().out
+
+
+def test_json_round_trip(two: Ladder) -> None:
+    data = two.to_json()
+    assert data["schema"] == SCHEMA and data["version"] == VERSION
+    again = Ladder.from_json(json.loads(json.dumps(data)))
+    assert again.to_json() == data
+    old, new = two.pairs[("random", "greedy")], again.pairs[("random", "greedy")]
+    for name in ("group_diff_sum", "group_win_sum", "group_rounds"):
+        assert np.array_equal(getattr(old, name), getattr(new, name))
+    assert new.mean_point_diff == old.mean_point_diff and new.ci95 == old.ci95
+    assert again.ratings(bootstrap=10).elo.tolist() == two.ratings(bootstrap=10).elo.tolist()
+
+
+def test_refusals(two: Ladder, tmp_path: Path, capsys) -> None:
+    with pytest.raises(ValueError, match="'greedy' is already a member of the ladder"):
+        two.add("greedy", progress=False)
+    with pytest.raises(ValueError, match="has game 'pasur', not 'persian_rummy'"):
+        Ladder.open(two.path, game="persian_rummy")
+    with pytest.raises(ValueError, match="has seed 0, not 5"):
+        Ladder.open(two.path, seed=5)
+    with pytest.raises(ValueError, match="rounds must be a positive multiple of 2"):
+        two.add("heuristic", rounds=7, progress=False)
+    assert two.labels() == ["random", "greedy"]  # nothing was added by a refusal
+    # the same through the command line: one line, exit code 2
+    assert main(["ladder", "add", "greedy", "--ladder", str(two.path)]) == 2
+    assert "pasur ladder: error: 'greedy' is already a member" in capsys.readouterr().err
+    assert main(["ladder", "add", "net", "--game", "persian_rummy",
+                 "--ladder", str(two.path)]) == 2
+    assert "has game 'pasur', not 'persian_rummy'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, why", [
+    ("{not json", "is not a ladder file (not JSON"),
+    ('{"schema": "other"}', "its schema is not 'pasur-ladder'"),
+    ('{"schema": "pasur-ladder", "version": 99}', "its version 99 is not one"),
+    ('{"schema": "pasur-ladder", "version": 1}', "is not a valid ladder file: 'game'"),
+])
+def test_corrupt_files_are_refused(tmp_path: Path, capsys, text: str, why: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=why.replace("(", r"\(")):
+        Ladder.load(path)
+    assert main(["ladder", "show", "--ladder", str(path)]) == 2
+    assert f"pasur ladder: error: {path}" in capsys.readouterr().err
+
+
+def test_pairs_must_name_members(two: Ladder) -> None:
+    data = two.to_json()
+    data["pairs"][0]["b"] = "ghost"
+    with pytest.raises(ValueError, match="names an agent that is not a member"):
+        Ladder.from_json(data)
+    data = two.to_json()
+    data["pairs"][0]["groups"]["rounds"].pop()
+    with pytest.raises(ValueError, match="differ in length"):
+        Ladder.from_json(data)
+
+
+def test_a_changed_member_is_refused(tmp_path: Path, user_agent: str) -> None:
+    lad = Ladder.open(tmp_path / "l.json", rounds=ROUNDS)
+    lad.add(user_agent, progress=False)
+    source = Path(user_agent.rpartition(":")[0])
+    source.write_text(source.read_text() + "\n# changed\n")
+    with pytest.raises(ValueError, match="changed since it joined the ladder"):
+        lad.add("random", progress=False)
+
+
+def test_shipped_ladders_and_leaderboard_agree(tmp_path: Path) -> None:
+    """docs/leaderboard.md's tables are those of the shipped ladder files
+    (``make ladder`` rebuilds both)."""
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs" / "ladders", docs / "ladders")
+    shutil.copy(ROOT / "docs" / "leaderboard.md", docs / "leaderboard.md")
+    assert not render_doc(docs / "leaderboard.md")
+    for name in ("pasur", "persian_rummy"):
+        lad = Ladder.load(ROOT / "docs" / "ladders" / f"{name}.json")
+        k = len(lad.members)
+        assert k >= 4 and len(lad.pairs) == k * (k - 1) // 2
+
+
+def test_address_plays_the_new_pairs_through_the_ray_runner(two: Ladder, monkeypatch,
+                                                             capsys) -> None:
+    """``pasur ladder add --address`` hands the new pairs (and only them) to the runner of
+    ``pasur tournament --address`` inside its Ray session (here stand-ins that play here;
+    tests/test_ray_distributed.py plays them on a cluster)."""
+    import contextlib
+
+    import agents.evaluation.distributed as dist
+    from agents.evaluation.match import evaluate
+
+    seen: dict[str, object] = {}
+
+    def runner(specs, pairs, kwargs, progress):
+        seen.update(specs=list(specs), pairs=list(pairs))
+        return {(i, j): evaluate(specs[i], specs[j], progress=False, **kwargs) for i, j in pairs}
+
+    monkeypatch.setattr(dist, "play_pairs_on_ray", runner)
+    monkeypatch.setattr(dist, "ray_session", lambda *a: contextlib.nullcontext())
+    assert main(["ladder", "add", "heuristic", "--ladder", str(two.path), "--address",
+                 "local"]) == 0
+    assert seen == {"specs": ["random", "greedy", "heuristic"], "pairs": [(0, 2), (1, 2)]}
+    assert "played 2 pair(s)" in capsys.readouterr().out
+    assert len(Ladder.load(two.path).pairs) == 3
