@@ -124,7 +124,8 @@ def test_terminal_observation_is_the_learners():
     assert eng.phase[0] == 2
     assert np.array_equal(final, encode(eng, np.zeros(1, np.int64), np.array([1]))[0])
     assert not np.array_equal(final, encode(eng, np.zeros(1, np.int64), np.array([0]))[0])
-    assert not env.action_masks().any()
+    # ended: nothing is legal; the mask allows any action (a vector env ignores it)
+    assert env.action_masks().all() and not env.games.learner_masks().any()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 
