@@ -108,13 +108,18 @@ def _register_gymnasium(info: GameInfo) -> None:
 
     import gymnasium
 
-    from pasur_env.core.gym_vector import make_vector_env
-
     if info.single_agent_path and info.gym_id not in gymnasium.registry:
         gymnasium.register(
             id=info.gym_id, entry_point=info.single_agent_path,
-            vector_entry_point=functools.partial(make_vector_env, info.single_agent_path),
+            vector_entry_point=functools.partial(_vector_env, info.single_agent_path),
             order_enforce=False, disable_env_checker=True)
+
+
+def _vector_env(single_agent_path: str, num_envs: int = 1, **kwargs: Any) -> Any:
+    """The vector entry point of a game's Gymnasium id (imports the vector env on use)."""
+    from pasur_env.core.gym_vector import make_vector_env
+
+    return make_vector_env(single_agent_path, num_envs, **kwargs)
 
 
 #: the games by id, the project's own first (Pasur, Persian Rummy), read on first use

@@ -121,3 +121,21 @@ def test_sb3_periodic_evaluation_and_time_limit(tmp_path):
     clock.now += 61  # the budget is spent: learning stops at its first step
     model.learn(10_000, callback=limit, reset_num_timesteps=True)
     assert model.num_timesteps <= 64
+
+
+def test_the_training_guide_loop_runs(tmp_path, monkeypatch):
+    """The plain-loop example of docs/training.md runs as written and leaves its CSV,
+    TensorBoard log and plot."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "training.md").read_text()
+    section = text.split("## Your own training loop: public utilities", 1)[1].split("\n## ")[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 1
+    monkeypatch.chdir(tmp_path)
+    exec(compile(blocks[0], "docs/training.md", "exec"), {})  # noqa: S102 - our own doc
+    rows = read_rows(tmp_path / "runs" / "mine" / "evals.csv")
+    assert {r["opponent"] for r in rows} == {"random", "greedy"} and len(rows) >= 4
+    assert (tmp_path / "runs" / "mine" / "evals.png").exists()
+    assert list((tmp_path / "runs" / "mine" / "tb").glob("events.out.tfevents.*"))

@@ -148,9 +148,12 @@ class DuplicateEvaluation:
                  rounds: int = 200, seed: int = 0, every: int = 10_000,
                  log_dir: str | Path | None = None, csv_path: str | Path | None = None,
                  append: bool = False, tensorboard: bool = True, **eval_kwargs: Any) -> None:
-        names = [o for o in opponents] if not isinstance(opponents, str) else [opponents]
-        self.opponents = [(o, int(rounds)) for o in names if not isinstance(o, str)] + \
-            parse_opponents([o for o in names if isinstance(o, str)], int(rounds))
+        items = opponents.split(",") if isinstance(opponents, str) else list(opponents)
+        #: (opponent, rounds) pairs: names parsed (``name:R``), agents as they are
+        self.opponents: list[tuple[Any, int]] = [
+            pair for o in items
+            for pair in (parse_opponents([o], int(rounds)) if isinstance(o, str)
+                         else [(o, int(rounds))])]
         if not self.opponents:
             raise ValueError("DuplicateEvaluation needs at least one opponent")
         self.game, self.seed, self.every = game, int(seed), int(every)
