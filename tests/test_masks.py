@@ -88,8 +88,11 @@ def test_make_vec_masks_after_every_auto_reset(gym_id, mode, how):
         assert np.array_equal(masks, np.stack(vec.call("action_masks")))
         # a standard loop: every game's action sampled from its mask (no IndexError)
         acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        _, _, term, trunc, info = vec.step(acts)
+        obs, _, term, trunc, info = vec.step(acts)
         ended = term | trunc
+        if mode == AutoresetMode.SAME_STEP:
+            for i in np.flatnonzero(ended):  # the ended deal's last view, not the new one's
+                assert not np.array_equal(info["final_obs"][i], obs[i])
         just = pending if mode == AutoresetMode.NEXT_STEP else ended
         legal_now = _legal_rows(vec)
         for i in np.flatnonzero(just):

@@ -105,10 +105,11 @@ class LearnerVectorEnv(VectorEnv):
         g = self.games
         seeds = self._seeds(seed)
         opts = g.check_reset_options(options)
-        if seeds[0] is not None:
-            self._np_random, self._np_random_seed = seeding.np_random(seeds[0])
+        first = next((s for s in seeds if s is not None), None)
+        if first is not None:
+            self._np_random, self._np_random_seed = seeding.np_random(first)
             try:
-                g.reset_players(seeds[0])
+                g.reset_players(first)
             except BaseException as exc:
                 g.mark_broken(exc, "reset()")
                 raise
@@ -169,7 +170,7 @@ class LearnerVectorEnv(VectorEnv):
                 final_info = {k: v[i] for k, v in rounds.items() if not k.startswith("_")
                               and rounds[f"_{k}"][i]}
                 final_info["action_mask"] = masks[i]
-                self._add_info(info, {"final_obs": with_masks(obs[i], masks[i],
+                self._add_info(info, {"final_obs": with_masks(obs[i].copy(), masks[i],
                                                               self.mask_in_obs),
                                       "final_info": final_info}, i)
             g.reset_games(ended)
