@@ -95,11 +95,31 @@ class GameInfo:
 
 
 def _register_gymnasium(info: GameInfo) -> None:
-    """Make ``gymnasium.make(info.gym_id)`` build the game's single-agent env."""
+    """Make ``gymnasium.make(info.gym_id)`` build the game's single-agent env, and
+    ``gymnasium.make_vec`` its batched :class:`~pasur_env.core.gym_vector.LearnerVectorEnv`.
+
+    ``make`` returns the env itself, not wrapped in Gymnasium's ``OrderEnforcing`` and
+    ``PassiveEnvChecker``: the env enforces the order itself (``RuntimeError`` before a
+    reset) and passes Gymnasium's ``check_env``, and unwrapped its ``action_masks()``
+    is there for every library (wrappers a user adds hide it again: then
+    ``env.get_wrapper_attr("action_masks")()``).
+    """
+    import functools
+
     import gymnasium
 
     if info.single_agent_path and info.gym_id not in gymnasium.registry:
-        gymnasium.register(id=info.gym_id, entry_point=info.single_agent_path)
+        gymnasium.register(
+            id=info.gym_id, entry_point=info.single_agent_path,
+            vector_entry_point=functools.partial(_vector_env, info.single_agent_path),
+            order_enforce=False, disable_env_checker=True)
+
+
+def _vector_env(single_agent_path: str, num_envs: int = 1, **kwargs: Any) -> Any:
+    """The vector entry point of a game's Gymnasium id (imports the vector env on use)."""
+    from pasur_env.core.gym_vector import make_vector_env
+
+    return make_vector_env(single_agent_path, num_envs, **kwargs)
 
 
 #: the games by id, the project's own first (Pasur, Persian Rummy), read on first use

@@ -1,6 +1,6 @@
 """The documents stay true to the tree: every module is on the architecture map, the
-README stays a short user's page, no document cites an issue or "this machine", and the
-README's links lead to files.
+README stays a short user's page whose Python blocks run as written, no document cites
+an issue or "this machine", and the README's links lead to files.
 
 Modules are matched by dotted name (``pasur_env.pasur.engine``; a package by its own
 name), written in backquotes as the first cell of a table row of docs/architecture.md.
@@ -94,6 +94,28 @@ def test_no_document_cites_an_issue_or_this_machine(doc):
 def test_links_resolve_to_files(doc):
     broken = broken_links(doc.read_text(), doc.parent)
     assert not broken, f"{doc.relative_to(ROOT)} links to missing files: {broken}"
+
+
+def test_readme_python_blocks_run():
+    """Each Python block of the README runs as written, and what its comments say of the
+    Gymnasium env holds: the mask is ``info["action_mask"]`` and ``env.action_masks()``."""
+    import gymnasium
+    import numpy as np
+
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert len(blocks) >= 3
+    gym_blocks = 0
+    for k, block in enumerate(blocks):
+        ns: dict = {}
+        exec(compile(block, f"README.md, Python block {k + 1}", "exec"), ns)  # noqa: S102
+        env = ns.get("env")
+        if isinstance(env, gymnasium.Env):
+            gym_blocks += 1
+            obs, info = env.reset(seed=0)
+            legal = env.unwrapped.games.learner_masks()[0]
+            assert legal.any() and np.array_equal(env.action_masks(), legal)
+            assert np.array_equal(info["action_mask"], legal)
+    assert gym_blocks >= 1
 
 
 def test_the_checks_can_fail(tmp_path):

@@ -358,8 +358,8 @@ class SingleHarness(Harness):
         g, eng = self.u.games, self.u.engine
         CARDS[self.game](eng, 0)
         mask = self.u.action_masks()
-        if g.done[0]:
-            assert not mask.any()
+        if g.done[0]:  # nothing legal; the mask allows any action (a vector env's reset)
+            assert mask.all() and not g.learner_masks().any()
         else:
             assert eng.mover(0) == g.seat[0]
             np.testing.assert_array_equal(mask, eng.legal_mask()[0])

@@ -254,7 +254,7 @@ def _training_env(kind: str, game: str, players: int, seat: dict[str, Any], seed
 def _step_legal(kind: str, env: Any, rng: np.random.Generator, seed: int) -> None:
     masks = env.action_masks()
     if kind == "single":
-        if not masks.any():
+        if env.games.done[0]:  # ended (its mask then allows every action)
             env.reset(seed=seed)
             return
         env.step(legal(masks, rng))

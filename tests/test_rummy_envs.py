@@ -121,7 +121,7 @@ def test_single_agent_plays_to_the_end_with_masks():
             rounds += 1
             assert r == info["round_points"][1]
         done = term or trunc
-    assert rounds == 2 and not env.action_masks().any()
+    assert rounds == 2 and env.action_masks().all() and not env.games.learner_masks().any()
     with pytest.raises(RuntimeError, match="episode has ended"):
         env.step(0)
 

@@ -45,8 +45,9 @@ class PasurSingleAgentEnv(LearnerEnv, EzPickle):
     ``52..103`` take table card ``a - 52`` while choosing a capture (a played card with
     several capture options is followed by the learner's TAKE actions, one table card
     at a time in ascending id order). Only legal actions may be played:
-    :meth:`action_masks` gives them (for sb3-contrib's ``MaskablePPO``) and
-    ``action_space.sample()`` draws among them. An illegal action raises
+    ``info["action_mask"]`` at every ``reset`` and ``step`` and :meth:`action_masks`
+    (for sb3-contrib's ``MaskablePPO``) give them, and ``action_space.sample()`` draws
+    among them. An illegal action raises
     ``ValueError`` naming it and the legal ones (``illegal_action="random"`` replaces
     it by a random legal action instead, and sets ``info["illegal_action"]``).
 
@@ -58,7 +59,8 @@ class PasurSingleAgentEnv(LearnerEnv, EzPickle):
     stock, hand sizes, relative dealer and last capturer, and what each hand card can
     capture now. It never shows another
     seat's hidden cards. After the episode ends it is the learner's view of the final
-    state.
+    state. With ``mask_in_obs=True`` the observation is the dict
+    ``{"observation": <that Box>, "action_mask": Box(0, 1, (104,), int8)}``.
 
     ## Rewards
 
@@ -90,7 +92,7 @@ class PasurSingleAgentEnv(LearnerEnv, EzPickle):
 
     ``gymnasium.make("pasur_env/Pasur-v0", opponent=None, learner_seat=0,
     preset=None, episode=None, reward=None, max_rounds=None, illegal_action="raise",
-    render_mode=None, **rule_flags)``
+    render_mode=None, mask_in_obs=False, **rule_flags)``
 
     * ``opponent``: a :class:`pasur_env.Policy` (e.g. ``agents.make_agent("greedy")``),
       a callable ``(obs, mask) -> action``, or an :class:`~pasur_env.OpponentSource`
@@ -129,6 +131,7 @@ class PasurSingleAgentEnv(LearnerEnv, EzPickle):
         max_rounds: int | None = None,
         illegal_action: str = "raise",
         render_mode: str | None = None,
+        mask_in_obs: bool = False,
         **rule_flags: Any,
     ) -> None:
         EzPickle.__init__(
@@ -141,19 +144,32 @@ class PasurSingleAgentEnv(LearnerEnv, EzPickle):
             max_rounds=max_rounds,
             illegal_action=illegal_action,
             render_mode=render_mode,
+            mask_in_obs=mask_in_obs,
             **rule_flags,
         )
-        self.rules, self.episode, self.reward_mode, self.max_rounds = env_options(
+        games, obs_space, num_actions = self.learner_games(
+            1, False, opponent=opponent, learner_seat=learner_seat, preset=preset,
+            episode=episode, reward=reward, max_rounds=max_rounds, **rule_flags)
+        self.rules, self.episode = games.rules, games.episode
+        self.reward_mode, self.max_rounds = games.reward_mode, games.max_rounds
+        self.opponents = games.pool
+        self._attach(games, obs_space, num_actions, illegal_action, render_mode, mask_in_obs)
+
+    @classmethod
+    def learner_games(
+        cls, num_games: int, parallel: bool | None = None, opponent: Any = None,
+        learner_seat: int | str = 0, preset: str | None = None, episode: str | None = None,
+        reward: str | None = None, max_rounds: int | None = None, **rule_flags: Any,
+    ) -> tuple[LearnerGames, spaces.Box, int]:
+        """``num_games`` games with this env's options (the constructor's)."""
+        rules, episode, reward, max_rounds = env_options(
             preset, episode, reward, max_rounds, rule_flags, TRAINING_DEFAULTS
         )
         pool = as_opponents(RandomPolicy() if opponent is None else opponent)
-        self.opponents = pool
-        games = LearnerGames(
-            1, self.rules, self.episode, self.reward_mode, self.max_rounds, learner_seat, pool,
-            parallel=False,
-        )
-        obs_space = spaces.Box(0.0, 1.0, (observation_size(self.rules),), np.float32)
-        self._attach(games, obs_space, K.NUM_ACTIONS, illegal_action, render_mode)
+        games = LearnerGames(num_games, rules, episode, reward, max_rounds, learner_seat, pool,
+                             parallel=parallel)
+        obs_space = spaces.Box(0.0, 1.0, (observation_size(rules),), np.float32)
+        return games, obs_space, K.NUM_ACTIONS
 
     @property
     def opponent_name(self) -> str:

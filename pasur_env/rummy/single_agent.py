@@ -37,12 +37,14 @@ class PersianRummySingleAgentEnv(LearnerEnv, EzPickle):
 
     ## Spaces
 
-    Actions ``Discrete(245)`` as in ``persian_rummy_v0``; only legal ones may be played
-    (:meth:`action_masks`, and ``action_space.sample()`` draws among them; an illegal
+    Actions ``Discrete(245)`` as in ``persian_rummy_v0``; only legal ones may be
+    played (``info["action_mask"]`` at every ``reset`` and ``step``,
+    :meth:`action_masks`, and ``action_space.sample()`` draws among them; an illegal
     action raises ``ValueError``, or with ``illegal_action="random"`` is replaced by a
     random legal one and reported in ``info["illegal_action"]``). Observations
     ``Box(-1, 1, (685,), float32)``: the learner's view
-    (:mod:`pasur_env.rummy.observation`).
+    (:mod:`pasur_env.rummy.observation`); with ``mask_in_obs=True`` the dict
+    ``{"observation": <that Box>, "action_mask": Box(0, 1, (245,), int8)}``.
 
     ## Rewards and episodes
 
@@ -71,18 +73,31 @@ class PersianRummySingleAgentEnv(LearnerEnv, EzPickle):
     def __init__(self, opponent: Any = None, partner: Any = None, learner_seat: int | str = 0,
                  episode: str = "round", reward: str = "diff", max_rounds: int | None = None,
                  illegal_action: str = "raise", render_mode: str | None = None,
-                 **rule_flags: Any) -> None:
+                 mask_in_obs: bool = False, **rule_flags: Any) -> None:
         EzPickle.__init__(self, opponent=opponent, partner=partner, learner_seat=learner_seat,
                           episode=episode, reward=reward, max_rounds=max_rounds,
-                          illegal_action=illegal_action, render_mode=render_mode, **rule_flags)
+                          illegal_action=illegal_action, render_mode=render_mode,
+                          mask_in_obs=mask_in_obs, **rule_flags)
+        games, obs_space, num_actions = self.learner_games(
+            1, False, opponent=opponent, partner=partner, learner_seat=learner_seat,
+            episode=episode, reward=reward, max_rounds=max_rounds, **rule_flags)
+        self.opponent, self.partner = games.opponent, games.partner
+        self._attach(games, obs_space, num_actions, illegal_action, render_mode, mask_in_obs)
+
+    @classmethod
+    def learner_games(
+        cls, num_games: int, parallel: bool | None = None, opponent: Any = None,
+        partner: Any = None, learner_seat: int | str = 0, episode: str = "round",
+        reward: str = "diff", max_rounds: int | None = None, **rule_flags: Any,
+    ) -> tuple[RummyLearnerGames, spaces.Box, int]:
+        """``num_games`` games with this env's options (the constructor's)."""
         check_modes(reward, episode)
-        self.opponent = as_policy(RandomPolicy() if opponent is None else opponent)
-        self.partner = as_policy(RandomPolicy() if partner is None else partner)
-        games = RummyLearnerGames(1, make_rummy_rules(**rule_flags), episode, reward,
-                                  check_max_rounds(max_rounds), learner_seat, self.opponent,
-                                  self.partner, parallel=False)
-        obs_space = spaces.Box(-1.0, 1.0, (OBS_SIZE,), np.float32)
-        self._attach(games, obs_space, S.NUM_ACTIONS, illegal_action, render_mode)
+        opponent = as_policy(RandomPolicy() if opponent is None else opponent)
+        partner = as_policy(RandomPolicy() if partner is None else partner)
+        games = RummyLearnerGames(num_games, make_rummy_rules(**rule_flags), episode, reward,
+                                  check_max_rounds(max_rounds), learner_seat, opponent,
+                                  partner, parallel=parallel)
+        return games, spaces.Box(-1.0, 1.0, (OBS_SIZE,), np.float32), S.NUM_ACTIONS
 
     def _scene(self, viewer: int) -> Any:
         from pasur_env.rummy.drawing import rummy_table_scene

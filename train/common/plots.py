@@ -1,4 +1,10 @@
-"""Plots of a training run: the learning curve and the evaluation curves (PNG files)."""
+"""Plots of a training run: the learning curve and the evaluation curves (PNG files).
+
+:func:`plot_learning_curve` is public (``docs/training.md``): it draws any run's CSV,
+an evaluations CSV (:class:`train.common.tracking.DuplicateEvaluation`,
+:class:`train.sb3.callbacks.PeriodicEvaluation`: the duplicate-deal result against
+each baseline over training) or SB3's ``monitor.csv`` (the episode rewards).
+"""
 
 from __future__ import annotations
 
@@ -17,14 +23,32 @@ def _pyplot():
     return plt
 
 
-def plot_learning_curve(monitor_csv: Path, out: Path, window: int = 2000) -> Path | None:
+def plot_learning_curve(csv_path: str | Path, out: str | Path | None = None,
+                        window: int = 2000, xlabel: str = "learner decisions") -> Path | None:
+    """The learning curve of a run as a PNG (default: ``csv_path`` with ``.png``); None
+    when the CSV is missing or has too few rows to draw.
+
+    An evaluations CSV (its header has ``opponent``) gives the duplicate-deal result
+    against each baseline with its 95% interval (:func:`plot_evaluations`); SB3's
+    ``monitor.csv`` the episode rewards' rolling mean over ``window`` episodes.
+    """
+    csv_path = Path(csv_path)
+    out = csv_path.with_suffix(".png") if out is None else Path(out)
+    if not csv_path.exists():
+        return None
+    with open(csv_path) as fh:
+        first = fh.readline()
+    if not first.startswith("#") and "opponent" in first.split(","):
+        return plot_evaluations(csv_path, out, xlabel=xlabel)
+    return _plot_monitor(csv_path, out, window)
+
+
+def _plot_monitor(monitor_csv: Path, out: Path, window: int) -> Path | None:
     """Mean learner round-point difference per episode (rolling mean) against training steps.
 
     Reads SB3's ``VecMonitor`` file (``r`` = episode reward = the round's point
     difference, ``l`` = episode length in learner decisions).
     """
-    if not Path(monitor_csv).exists():
-        return None
     rows = []
     with open(monitor_csv) as fh:
         fh.readline()  # the monitor's JSON header

@@ -4,11 +4,15 @@ snapshots, periodic duplicate-deal evaluation, checkpoints, a time limit.
 Each is a small class with one job; :func:`train.ppo.main` assembles them (with a
 game's own, :mod:`train.ppo.games`). They hook
 ``_on_rollout_end`` (between PPO updates) so that nothing runs inside a rollout.
+
+:class:`PeriodicEvaluation` and :class:`TimeLimit` are public (``docs/training.md``):
+any SB3 run can use them. They are :class:`train.common.tracking.DuplicateEvaluation`
+and :class:`~train.common.tracking.WallClock` hooked into SB3, the pieces a plain loop
+uses.
 """
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +21,8 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents import policy_snapshot
-from train.common.evaluation import evaluate_game
 from train.common.pool import OpponentPool
+from train.common.tracking import EVALS_HEADER, DuplicateEvaluation, WallClock
 
 __all__ = [
     "OpponentSchedule",
@@ -111,37 +115,30 @@ class OpponentSchedule(BaseCallback):
 
 
 class PeriodicEvaluation(_EveryN):
-    """Duplicate-deal matches of the current policy against ``opponents``, logged to
-    TensorBoard (``eval/...``) and appended to ``evals_csv``.
+    """Duplicate-deal matches of the current policy against ``opponents`` every ``every``
+    steps (and at the first rollout end), logged to TensorBoard (``eval/...``, through
+    SB3's logger) and appended to ``evals_csv``.
 
-    The matches are played in ``game`` by the evaluation API
-    (:func:`train.common.evaluation.evaluate_game`).
+    ``model.learn(n, callback=PeriodicEvaluation(20_000, ["random", "greedy"], 400, 0,
+    Path("evals.csv"), append=False))``. The matches are those of
+    :class:`train.common.tracking.DuplicateEvaluation` (the same deals every time, for
+    ``seed``); the policy plays deterministically (its most likely action).
     """
 
-    HEADER = ["timesteps", "opponent", "mean_point_diff", "ci_low", "ci_high", "round_win_rate"]
+    HEADER = EVALS_HEADER
 
     def __init__(self, every: int, opponents: list[str], rounds: int, seed: int,
                  evals_csv: Path, append: bool, game: str = "pasur") -> None:
         super().__init__(every)
-        self.opponents, self.rounds, self.seed, self.game = opponents, rounds, seed, game
-        self.fh = open(evals_csv, "a" if append else "w", newline="")  # noqa: SIM115
-        self.writer = csv.writer(self.fh)
-        if not append:
-            self.writer.writerow(self.HEADER)
+        self.evaluation = DuplicateEvaluation(opponents, game=game, rounds=rounds, seed=seed,
+                                              every=0, csv_path=evals_csv, append=append,
+                                              tensorboard=False)
 
     def fire(self) -> None:
         agent = policy_snapshot(self.model, deterministic=True, name="learner")
-        for opp in self.opponents:
-            res = evaluate_game(agent, opp, game=self.game, rounds=self.rounds,
-                                seed=self.seed, progress=False)
-            self.logger.record(f"eval/mean_point_diff_vs_{opp}", res.mean_point_diff)
-            self.logger.record(f"eval/round_win_rate_vs_{opp}", res.round_win_rate)
-            self.writer.writerow([self.num_timesteps, opp, res.mean_point_diff,
-                                  res.ci95[0], res.ci95[1], res.round_win_rate])
-        self.fh.flush()
-
-    def _on_training_end(self) -> None:
-        self.fh.close()
+        for res in self.evaluation.evaluate(self.num_timesteps, agent):
+            for tag, value in DuplicateEvaluation.scalars(res).items():
+                self.logger.record(tag, value)
 
 
 class Checkpoints(_EveryN):
@@ -156,15 +153,17 @@ class Checkpoints(_EveryN):
 
 
 class TimeLimit(BaseCallback):
-    """Ends learning once ``minutes`` have passed since ``start`` (0: no limit)."""
+    """Ends learning once ``minutes`` have passed since ``start`` (default: now; 0: no
+    limit): ``model.learn(10**9, callback=TimeLimit(20))`` learns for 20 minutes. The
+    budget is :class:`train.common.tracking.WallClock`'s."""
 
-    def __init__(self, minutes: float, start: float,
+    def __init__(self, minutes: float, start: float | None = None,
                  clock: Callable[[], float] = time.time) -> None:
         super().__init__()
-        self.minutes, self.start, self.clock = minutes, start, clock
+        self.budget = WallClock(minutes, start, clock)
 
     def _on_step(self) -> bool:
-        return not self.minutes or self.clock() - self.start < 60 * self.minutes
+        return not self.budget.over()
 
 
 class SnapshotEvery(BaseCallback):
