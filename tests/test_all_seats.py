@@ -221,3 +221,67 @@ def test_calls_before_reset_and_bad_seeds_are_refused() -> None:
         env.observe(0.5)
     with pytest.raises(ValueError, match="observer seats"):
         env.observe(2)
+
+
+# ---- the example -----------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_the_self_play_example_runs_as_a_user_runs_it(game: str, tmp_path) -> None:
+    """``examples/selfplay_random.py`` from a folder outside the repository."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "selfplay_random.py"
+    out = subprocess.run(
+        [sys.executable, str(example), "--game", game, "--num-envs", "8", "--steps", "400"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600, check=True).stdout
+    assert f"AllSeatsEnv(game='{game}'" in out and "episodes ended" in out
+    assert "mean return per seat" in out  # 400 steps of 8 games end some rounds
+
+
+def _example(name: str):
+    """An example file as a module (examples/ is no package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_ppo_self_play_example_runs_at_tiny_size(game: str, tmp_path) -> None:
+    """``examples/ppo_selfplay.py`` through its command line, from outside the repository."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "ppo_selfplay.py"
+    out = subprocess.run(
+        [sys.executable, str(example), "--game", game, "--num-envs", "4", "--num-steps", "16",
+         "--total-timesteps", "128", "--eval-every", "1", "--eval-games", "6",
+         "--eval-rounds", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        check=True).stdout
+    lines = [line for line in out.splitlines() if line.startswith("update ")]
+    assert len(lines) == 2 and "vs random:" in lines[-1]
+
+
+def test_the_ppo_examples_advantages_follow_each_seats_own_decisions() -> None:
+    """Seats 0, 1, 0, 1 move; the round ends on seat 1's move paying +1 / -1: both of
+    seat 0's decisions earn +1 and both of seat 1's -1, though seat 0 did not end it."""
+    pytest.importorskip("torch")
+    ppo = _example("ppo_selfplay")
+    rewards = np.zeros((4, 1, 2))
+    rewards[3, 0] = [1.0, -1.0]
+    seats = np.array([[0], [1], [0], [1]])
+    ended = np.array([[False], [False], [False], [True]])
+    adv = ppo.seat_advantages(rewards, np.zeros((4, 1)), seats, ended, np.full((1, 2), 9.0),
+                              gamma=1.0, lam=1.0)
+    np.testing.assert_array_equal(adv[:, 0], [1.0, -1.0, 1.0, -1.0])
+    # without the episode end, the chains bootstrap from the seats' last values (9)
+    adv = ppo.seat_advantages(rewards, np.zeros((4, 1)), seats, ended & False, np.full((1, 2), 9.0),
+                              gamma=1.0, lam=1.0)
+    np.testing.assert_array_equal(adv[:, 0], [10.0, 8.0, 10.0, 8.0])
