@@ -112,6 +112,9 @@ class AllSeatsEnv:
         self.rounds = np.zeros(num_envs, dtype=np.int64)
         self._mask: np.ndarray | None = None  # legal masks of the current decisions
         self._seats = np.arange(self.num_players, dtype=np.int64)
+        self._rows = np.arange(num_envs, dtype=np.int64)
+        self._no_final_obs = np.zeros((num_envs, self.num_players, self.obs_size), np.float32)
+        self._no_final_obs.flags.writeable = False
 
     # ---- episodes ---------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -142,8 +145,9 @@ class AllSeatsEnv:
             ``round_end`` ``(B,)`` bool, ``round_points`` and ``scores`` ``(B, P)``
             (each seat's side's points in the round that ended, and its game score;
             zeros where no round ended), ``final_obs`` ``(B, P, N)`` (the terminal
-            observation of every seat of each game that ended) and ``_final_obs``
-            ``(B,)`` bool (the games that ended).
+            observation of every seat of each game that ended, zeros elsewhere; a
+            read-only array of zeros when none ended) and ``_final_obs`` ``(B,)``
+            bool (the games that ended).
 
         Raises:
             TypeError: actions that are not integers. ValueError: a wrong shape or an
@@ -155,25 +159,31 @@ class AllSeatsEnv:
         eng = self.engine
         info = eng.step(acts)
         round_end = info.round_end
-        rewards = seat_rewards(info, self.sides, self.num_sides, self.reward_mode)
-        points, scores = round_infos(info, self.sides)
-        ended_round = round_end[:, None]
-        self.rounds += round_end
+        B, P = self.num_envs, self.num_players
+        if info.any_round_end:  # rewards, points and scores change only at round ends
+            rewards = seat_rewards(info, self.sides, self.num_sides, self.reward_mode)
+            points, scores = round_infos(info, self.sides)
+            points = np.where(round_end[:, None], points, 0)
+            scores = np.where(round_end[:, None], scores, 0)
+            self.rounds += round_end
+        else:
+            rewards = np.zeros((B, P), dtype=np.float32)
+            points, scores = np.zeros((B, P), dtype=np.int64), np.zeros((B, P), dtype=np.int64)
         terminated = info.game_end.copy()
         truncated = np.zeros_like(terminated)
         if self.max_rounds is not None:
             truncated = round_end & ~terminated & (self.rounds >= self.max_rounds)
         ended = terminated | truncated
-        final_obs = np.zeros((self.num_envs, self.num_players, self.obs_size), np.float32)
+        final_obs = self._no_final_obs  # read-only zeros: no game ended
         if ended.any():
             games = np.flatnonzero(ended)
+            final_obs = np.zeros((B, P, self.obs_size), np.float32)
             final_obs[games] = self._all_views(games)
             eng.reset_games(ended)
             self.rounds[games] = 0
         obs, mask, seat = self._decisions()
-        out = {"round_end": round_end, "round_points": np.where(ended_round, points, 0),
-               "scores": np.where(ended_round, scores, 0), "final_obs": final_obs,
-               "_final_obs": ended}
+        out = {"round_end": round_end, "round_points": points, "scores": scores,
+               "final_obs": final_obs, "_final_obs": ended}
         return obs, mask, seat, rewards, terminated, truncated, out
 
     # ---- reading ----------------------------------------------------------------------------
@@ -226,10 +236,10 @@ class AllSeatsEnv:
         acts = action_array(actions, self.num_envs, self.num_actions, who="all seats", low=0)
         mask = self._mask
         assert mask is not None
+        if acts.min() >= 0 and acts.max() < self.num_actions and mask[self._rows, acts].all():
+            return acts  # the per-step case: one gather
         ok = (acts >= 0) & (acts < self.num_actions)
         ok[ok] = mask[np.flatnonzero(ok), acts[ok]]
-        if ok.all():
-            return acts
         bad = np.flatnonzero(~ok)
         g = int(bad[0])
         a, legal = int(acts[g]), np.flatnonzero(mask[g]).tolist()
