@@ -142,6 +142,11 @@ def test_the_same_seed_deals_the_same_games_whatever_the_batch() -> None:
     obs_l, mask_l, _, _ = large.reset(seed=7)
     np.testing.assert_array_equal(obs_s, obs_l[:2])
     assert not np.array_equal(obs_l[0], obs_l[1])
+    for game in GAMES:  # one game deals as the AEC env's reset(seed=seed)
+        obs, _, seat, _ = AllSeatsEnv(game, num_envs=1).reset(seed=7)
+        aec = game_info(game).aec_env_module().env()
+        aec.reset(seed=7)
+        np.testing.assert_array_equal(obs[0], aec.observe(f"player_{seat[0]}")["observation"])
 
 
 def test_a_finished_game_restarts_in_the_same_step() -> None:
