@@ -11,6 +11,7 @@ package builds them (see ``docs/architecture.md``).
 """
 
 from pasur_env import pasur_v0, persian_rummy_v0
+from pasur_env.core.all_seats import AllSeatsEnv
 from pasur_env.core.policy import (
     CallablePolicy,
     FixedOpponent,
@@ -66,6 +67,7 @@ __all__ = [
     "PasurVecEnv",
     "PersianRummySingleAgentEnv",
     "PersianRummyVecEnv",
+    "AllSeatsEnv",
     "RummyEngine",
     "RummyStepInfo",
     "RummyRules",

@@ -41,3 +41,12 @@ def test_toolkit_benchmark_runs() -> None:
 
     rates = bench_toolkit.toolkit_rates(4, 0.01, 1)
     assert all(r > 0 for game in rates.values() for r in game.values())
+
+
+def test_all_seats_benchmark_runs() -> None:
+    import bench_all_seats
+
+    for game in ("pasur", "persian_rummy"):
+        rates = bench_all_seats.rates(game, 8, 0.01, 1)
+        assert set(rates) == {"engine step", "engine step + observe + mask", "AllSeatsEnv.step"}
+        assert all(r > 0 for r in rates.values())

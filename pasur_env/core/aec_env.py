@@ -117,6 +117,12 @@ class CardGameAEC(AECEnv):
         #: why the env needs ``reset()`` (None: it is usable)
         self._needs_reset: str | None = "reset() has not been called yet"
 
+    @property
+    def seat_sides(self) -> np.ndarray:
+        """(P,) the side (team) of every seat: the seats its rewards pay together (read by
+        :class:`pasur_env.core.all_seats.AllSeatsEnv`, which pays as this env does)."""
+        return self._sides.copy()
+
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
 
