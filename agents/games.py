@@ -120,6 +120,9 @@ class AgentGame:
     web_frames: str = ""
     """``module:function`` drawing a page of a replay's positions, ``(replay, range) ->
     frames``"""
+    warm_tables: str = ""
+    """``module:function`` (no arguments) compiling what its terminal and web tables call
+    beyond the engine and the agents, for ``pasur warmup`` (empty: nothing more)"""
 
     def match_setup(self, players: int, preset: str | None,
                     rule_flags: dict[str, Any]) -> Setup:

@@ -40,8 +40,8 @@ from pasur_env.pasur.cards import card_str, cards_of, cards_str, parse_card, par
 from pasur_env.pasur.engine import StepInfo
 from pasur_env.pasur.moves import capture_is_sur, move_options, move_to_actions
 
-__all__ = ["play", "watch", "play_command", "watch_command", "replay_in_terminal", "HumanGame",
-           "Console", "hint_agent_name"]
+__all__ = ["play", "watch", "warm_moves", "play_command", "watch_command",
+           "replay_in_terminal", "HumanGame", "Console", "hint_agent_name"]
 
 HELP = """\
 Commands:
@@ -55,6 +55,19 @@ Commands:
 When a card can capture in several ways you are asked which table cards to take:
 type them one at a time or together in any order (4S 2D), or an option number;
 'clear' drops the cards chosen so far, 'back' picks another card."""
+
+
+def warm_moves() -> None:
+    """Compile the full-move helpers a person's moves go through (:func:`move_options`,
+    :func:`move_to_actions`): 60 random moves, each listed and played by them (``pasur
+    warmup``'s step for the terminal and the web table)."""
+    eng = pasur_env.Engine(num_games=1, seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        options = move_options(eng, 0)
+        card, captured = options[int(rng.integers(len(options)))]
+        for action in move_to_actions(eng, 0, card, captured):
+            eng.step_single(action)
 
 
 def hint_agent_name(players: int) -> str:

@@ -27,6 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents.evaluation.match import evaluate
+from agents.games import agent_game
 from agents.registry import agent_names
 from pasur_env.core.cache import cache_info
 from pasur_env.core.compile import compile_progress, warm_parallel_twins
@@ -98,6 +99,8 @@ def _steps(game: str, agents: Sequence[str] | None) -> list[tuple[str, Callable[
         ("vector env", lambda: _play_vec(game)),
         ("records and replay", lambda: _replay(game)),
     ]
+    if agent_game(game).warm_tables:  # what ``pasur play`` and the web table call
+        steps.append(("tables", agent_game(game).load("warm_tables")))
     if game in exploitability.GAMES:  # ``pasur exploitability``'s own kernels
         steps.append(("exploitability", exploitability.warm_up))
     names = list(agents) if agents else [a for a in agent_names(game) if a != "random"]

@@ -85,6 +85,7 @@ AGENT_GAME = AgentGame(
     loaders=(SB3_MODELS, ("*.npz", load_net), RLLIB_CHECKPOINTS, ("cfr:*", load_cfr),
              OPENSPIEL_BOTS),
     terminal_play="agents.apps.terminal:play_command",
+    warm_tables="agents.apps.terminal:warm_moves",
     terminal_watch="agents.apps.terminal:watch_command",
     web_table="agents.apps.web.pasur_table:PasurTable",
     web_frames="agents.apps.web.records:pasur_frames",
