@@ -39,6 +39,7 @@ PASUR = {
 LADDER = {
     "add": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "AGENT"},
     "show": {"--json"},
+    "exploitability": set(),
 }
 TRAIN = {
     "move_net": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--out", "--name"},

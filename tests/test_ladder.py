@@ -188,3 +188,74 @@ def test_address_plays_the_new_pairs_through_the_ray_runner(two: Ladder, monkeyp
     assert seen == {"specs": ["random", "greedy", "heuristic"], "pairs": [(0, 2), (1, 2)]}
     assert "played 2 pair(s)" in capsys.readouterr().out
     assert len(Ladder.load(two.path).pairs) == 3
+
+
+# ---- exploitability: ladders of a small variant ---------------------------------------
+#: a six-card ``mini`` variant (one deal of two cards each, two on the table): its exact
+#: exploitability takes a fraction of a second once the kernels are compiled
+TINY = {"cards": ("AC", "2C", "9D", "10D", "QH", "JS"), "hand_size": 2, "table_size": 2}
+
+
+def test_a_mini_ladder_has_the_exploitability_column(tmp_path: Path, capsys) -> None:
+    """A member of a ladder of a small variant gets its exact exploitability when it joins
+    (``exploitability()``'s values, stored in the file); one added without it gets it from
+    ``pasur ladder exploitability``; ``show`` has a NashConv column in text, markdown, JSON."""
+    from agents.evaluation.exploitability import exploitability
+
+    path = tmp_path / "mini.json"
+    lad = Ladder.open(path, preset="mini", rounds=ROUNDS, **TINY)
+    lad.add("random", progress=False, exploitability=False)
+    lad.add("greedy", progress=False)
+    lad.save()
+    assert lad.members[0].exploitability is None
+    want = {a: exploitability(a, preset="mini", seed=0, **TINY) for a in ("random", "greedy")}
+    got = json.loads(path.read_text())["members"][1]["exploitability"]
+    assert got["nash_conv"] == want["greedy"].nash_conv > 0
+    assert got["gains"] == {str(k): v for k, v in want["greedy"].gains.items()}
+    assert (got["preset"], got["rules"]["hand_size"], got["samples"], got["seed"]) == \
+        ("mini", 2, 1, 0)
+    res = Ladder.load(path).ratings(bootstrap=5)
+    assert "NashConv" in res.table() and "| – |" in res.markdown()  # random: not computed
+    assert main(["ladder", "exploitability", "--ladder", str(path)]) == 0
+    assert "of 1 member(s)" in capsys.readouterr().out and "random" in path.read_text()
+    md, js = tmp_path / "l.md", tmp_path / "l.json"
+    assert main(["ladder", "show", "--ladder", str(path), "--bootstrap", "5",
+                 "--markdown", str(md), "--json", str(js)]) == 0
+    rows = {r["agent"]: r for r in json.loads(js.read_text())["ladder"]}
+    for agent, res in want.items():
+        assert rows[agent]["nash_conv"] == res.nash_conv
+        assert rows[agent]["best_response_gains"] == {str(k): v for k, v in res.gains.items()}
+        assert f"| {res.nash_conv:.3f} |" in md.read_text()
+    assert f"{want['random'].nash_conv:.3f}" in capsys.readouterr().out  # the text table
+    again = Ladder.load(path)  # stored, not recomputed
+    assert again.fill_exploitability() == [] and again.to_json() == Ladder.load(path).to_json()
+
+
+def test_a_full_game_ladder_refuses_exploitability(two: Ladder, capsys) -> None:
+    """The full games have no exact exploitability: the command says why in one line,
+    ``add --exploitability`` refuses before playing, and ``show`` has no such column."""
+    before = two.path.read_text()
+    assert main(["ladder", "exploitability", "--ladder", str(two.path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"pasur ladder: error: the ladder {two.path} has no exploitability")
+    assert "a learned best response for the full games is future work" in err
+    assert main(["ladder", "add", "heuristic", "--exploitability", "--ladder",
+                 str(two.path)]) == 2
+    assert "has no exploitability" in capsys.readouterr().err
+    assert two.path.read_text() == before
+    two.add("heuristic", rounds=2, progress=False)  # by default: joins without it
+    assert two.members[-1].exploitability is None
+    assert "NashConv" not in two.markdown(bootstrap=5)
+    assert "exploitability" not in json.dumps(two.to_json())
+
+
+def test_old_files_load(two: Ladder, tmp_path: Path) -> None:
+    """A file without the field (older, or a full game's) loads; a malformed one is refused."""
+    data = two.to_json()
+    assert all("exploitability" not in m for m in data["members"])
+    assert Ladder.from_json(data).labels() == ["random", "greedy"]
+    old = Ladder.load(ROOT / "docs" / "ladders" / "pasur.json")  # the shipped file
+    assert all(m.exploitability is None for m in old.members)
+    data["members"][0]["exploitability"] = [1.0]
+    with pytest.raises(ValueError, match="the exploitability of member 'random' is not"):
+        Ladder.from_json(data)

@@ -241,13 +241,18 @@ def _add_exploitability(sub: Any) -> None:
     ex.add_argument("--preset", default="mini", help="the variant: mini (default) or small")
     ex.add_argument("--seat", type=int, choices=(0, 1), default=None,
                     help="the agent plays only this seat: the other seat's best response")
-    ex.add_argument("--samples", type=int, default=1,
-                    help="calls per information set; >1 estimates a stochastic agent's mixed "
-                    "policy from the frequencies (default 1: the pure policy of --seed)")
+    _add_samples(ex, "--seed")
     add_seed(ex, "the agent")
     ex.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags over the preset, e.g. --rule sur_points=3")
     add_json(ex)
+
+
+def _add_samples(p: argparse.ArgumentParser, seed: str) -> None:
+    """``--samples``: calls per information set of an exact exploitability."""
+    p.add_argument("--samples", type=int, default=1,
+                   help="calls per information set; >1 estimates a stochastic agent's mixed "
+                   f"policy from the frequencies (default 1: the pure policy of {seed})")
 
 
 def _add_compare(sub: Any) -> None:
@@ -642,6 +647,15 @@ def _add_ladder(sub: Any) -> None:
     add_progress(add)
     _add_rules(add)
     _add_address(add)
+    add.add_argument("--exploitability", action=argparse.BooleanOptionalAction, default=None,
+                     help="compute the agent's exact exploitability when it joins (default: "
+                     "when the ladder's rules are a small variant, --preset mini or small)")
+    _add_samples(add, "the ladder's seed")
+    ex = lsub.add_parser("exploitability", help="compute the exact exploitability of the "
+                         "members that have none (ladders of small variants only)")
+    ex.add_argument("--ladder", default="ladder.json", metavar="FILE",
+                    help="the ladder file (default ladder.json)")
+    _add_samples(ex, "the ladder's seed")
     show = lsub.add_parser("show", help="the ladder's ratings with 95%% intervals")
     show.add_argument("--ladder", default="ladder.json", metavar="FILE",
                       help="the ladder file (default ladder.json)")
@@ -656,7 +670,8 @@ def _add_ladder(sub: Any) -> None:
 
 
 def _ladder(args: argparse.Namespace) -> int:
-    """``pasur ladder add`` / ``show`` (:class:`agents.evaluation.ladder.Ladder`)."""
+    """``pasur ladder add`` / ``show`` / ``exploitability``
+    (:class:`agents.evaluation.ladder.Ladder`)."""
     import time
 
     from agents.evaluation.ladder import Ladder
@@ -667,22 +682,34 @@ def _ladder(args: argparse.Namespace) -> int:
                           base=args.base, bootstrap=args.bootstrap)
         _write_ladder(res, args, lambda path: lad.write_markdown(path, res))
         return 0
+    if args.ladder_command == "exploitability":
+        lad = Ladder.load(args.ladder)
+        filled = lad.fill_exploitability(samples=args.samples)
+        lad.save()
+        print(f"computed the exploitability of {len(filled)} member(s) of {args.ladder}: "
+              + (", ".join(filled) or "none (every member has it)"))
+        return 0
     lad = Ladder.open(args.ladder, game=args.game, players=args.players, seed=args.seed,
                       rounds=args.rounds or 2000, batch=args.batch, preset=args.preset,
                       **_rules(args.rule))
     t0 = time.perf_counter()
     if args.address is None:
-        played = lad.add(args.spec, rounds=args.rounds, progress=progress_on(args.progress))
+        played = lad.add(args.spec, rounds=args.rounds, progress=progress_on(args.progress),
+                         exploitability=args.exploitability, samples=args.samples)
     else:
         from agents.evaluation.distributed import parse_address, play_pairs_on_ray, ray_session
 
         with ray_session(*parse_address(args.address)):
             played = lad.add(args.spec, rounds=args.rounds, progress=False,
-                             run_pairs=play_pairs_on_ray)
+                             run_pairs=play_pairs_on_ray, exploitability=args.exploitability,
+                             samples=args.samples)
     lad.save()
     pairs = ", ".join(f"{a} vs {b}" for a, b in played) or "none (the first member)"
     print(f"added {args.spec.strip()!r} to {args.ladder} ({len(lad.members)} members): "
           f"played {len(played)} pair(s) in {time.perf_counter() - t0:.1f} s: {pairs}")
+    exploit = lad.members[-1].exploitability
+    if exploit is not None:
+        print(f"exact exploitability on the ladder's variant: NashConv {exploit['nash_conv']:.4f}")
     if len(lad.members) > 1:
         print(lad.ratings().table())
     return 0

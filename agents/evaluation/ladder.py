@@ -10,6 +10,14 @@ the members already there and nothing else; the ratings are fitted when the ladd
 shown, by the tournament's fit (:func:`agents.evaluation.tournament.fit_tournament`:
 Bradley-Terry by ``choix``, bootstrap over the duplicate groups of every pair).
 
+On a ladder whose rules are a small variant that
+:func:`agents.evaluation.exploitability.exploitability` solves exactly (Pasur's ``mini``
+or ``small`` preset, two players), a member's entry also holds its exact exploitability
+(NashConv, each seat's best-response gain and the settings they were computed with):
+:meth:`Ladder.add` computes it when the member joins, :meth:`Ladder.fill_exploitability`
+for members that joined without it, and the ratings gain a NashConv column. A ladder file
+without these entries (older, or of a full game) reads as before.
+
 Example::
 
     from agents.evaluation.ladder import Ladder
@@ -30,7 +38,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +50,7 @@ from agents.evaluation.tournament import PairRunner, TournamentResult, fit_tourn
 from agents.registry import agent_label, agent_provenance, build_agent
 from pasur_env.games import game_info
 
-__all__ = ["Ladder", "Member", "SCHEMA", "VERSION", "render_doc"]
+__all__ = ["Ladder", "LadderResult", "Member", "SCHEMA", "VERSION", "render_doc"]
 
 #: the ``schema`` field of a ladder file, and the version this code writes and reads
 SCHEMA = "pasur-ladder"
@@ -63,15 +71,49 @@ class Member:
     provenance: dict[str, Any]
     added: str
     rounds: int
+    #: its exact exploitability on the ladder's variant (:func:`_exploitability_json`),
+    #: ``None`` on a full game's ladder or when it joined without one
+    exploitability: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "spec": self.spec, "provenance": dict(self.provenance),
-                "added": self.added, "rounds": self.rounds}
+        out = {"label": self.label, "spec": self.spec, "provenance": dict(self.provenance),
+               "added": self.added, "rounds": self.rounds}
+        if self.exploitability is not None:  # absent, not null: older readers see no change
+            out["exploitability"] = dict(self.exploitability)
+        return out
+
+
+#: the fields of an exploitability result kept in a member's entry (its provenance is the
+#: member's own)
+_EXPLOIT_FIELDS = ("nash_conv", "gains", "best_response", "value_p0", "preset", "rules",
+                   "samples", "seed", "sizes", "seconds", "library", "date")
+
+#: said when a ladder's rules are not a variant solved exactly
+_FUTURE = ("exact exploitability needs a small two-player variant of {games} (--preset mini "
+           "or small); a learned best response for the full games is future work")
+
+
+def _exploitability_json(res: Any) -> dict[str, Any]:
+    """The entry of :class:`agents.evaluation.exploitability.ExploitabilityResult`
+    ``res`` kept in a member: NashConv, the gains and best responses by seat, the
+    settings (preset, rules, samples, the agent's seed) and when it was computed."""
+    data = res.to_json()
+    return {k: data[k] for k in _EXPLOIT_FIELDS}
 
 
 def _number_list(a: np.ndarray) -> list[Any]:
     """A per-group array for JSON: whole numbers as ints (half wins stay floats)."""
     return [int(x) if float(x).is_integer() else float(x) for x in np.asarray(a)]
+
+
+def _exploitability_cell(e: dict[str, Any] | None) -> str:
+    """A member's exploitability in the members table: NashConv, then the gains of the
+    best responses of player 0 and 1 and the settings (– when it has none)."""
+    if e is None:
+        return "–"
+    gains = e.get("gains") or {}
+    return (f"{_number(e['nash_conv'])} ({_number(gains.get('0'))}, {_number(gains.get('1'))};"
+            f" {e.get('samples')}, {e.get('seed')})")
 
 
 def _pair_json(m: EvalResult) -> dict[str, Any]:
@@ -88,6 +130,58 @@ def _pair_json(m: EvalResult) -> dict[str, Any]:
 
 def _nan(x: Any) -> float:
     return float("nan") if x is None else float(x)
+
+
+def _member(m: dict[str, Any]) -> Member:
+    """A member's entry of a ladder file (one without ``exploitability`` is one that
+    joined without it, or a file written before the field existed)."""
+    exploit = m.get("exploitability")
+    if exploit is not None and not (isinstance(exploit, dict) and "nash_conv" in exploit):
+        raise ValueError(f"the exploitability of member {m['label']!r} is not a result")
+    return Member(label=str(m["label"]), spec=str(m["spec"]), provenance=dict(m["provenance"]),
+                  added=str(m["added"]), rounds=int(m["rounds"]),
+                  exploitability=None if exploit is None else dict(exploit))
+
+
+def _number(x: Any, width: str = ".3f") -> str:
+    return "–" if x is None else format(float(x), width)
+
+
+@dataclass(eq=False)
+class LadderResult(TournamentResult):
+    """A ladder's ratings with its members' exact exploitability: where at least one
+    member has it, the table, the markdown and the JSON rows gain a NashConv column
+    ("–" for a member without one); without any, they are the tournament's."""
+
+    #: each member's entry (:func:`_exploitability_json`) or ``None``, by label
+    exploitability: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+
+    def has_exploitability(self) -> bool:
+        return any(v is not None for v in self.exploitability.values())
+
+    def rows(self) -> list[dict[str, Any]]:
+        rows = super().rows()
+        if self.has_exploitability():
+            for r in rows:
+                e = self.exploitability.get(r["agent"]) or {}
+                r["nash_conv"] = e.get("nash_conv")
+                r["best_response_gains"] = e.get("gains")
+        return rows
+
+    def _table_rows(self) -> tuple[list[str], list[list[str]]]:
+        head, body = super()._table_rows()
+        if self.has_exploitability():
+            head.append("NashConv")
+            for row, r in zip(body, self.rows(), strict=True):
+                row.append(_number(r["nash_conv"]))
+        return head, body
+
+    def _caption(self) -> str:
+        text = super()._caption()
+        if self.has_exploitability():
+            text += ("; NashConv: the member's exact exploitability on the variant, points "
+                     "of the round's point difference (– not computed)")
+        return text
 
 
 @dataclass
@@ -187,9 +281,7 @@ class Ladder:
                   seed=int(data["seed"]), rounds=int(data["rounds"]), batch=int(data["batch"]),
                   preset=data["preset"], rule_flags=dict(data["rule_flags"]),
                   rules=dict(data["rules"]),
-                  members=[Member(label=str(m["label"]), spec=str(m["spec"]),
-                                  provenance=dict(m["provenance"]), added=str(m["added"]),
-                                  rounds=int(m["rounds"])) for m in data["members"]])
+                  members=[_member(m) for m in data["members"]])
         labels = lad.labels()
         if len(set(labels)) != len(labels):
             raise ValueError("two members have the same label")
@@ -241,10 +333,11 @@ class Ladder:
         check_agents([spec], self.game, self.players, engine)
         return label
 
-    def _check_members_unchanged(self) -> None:
-        """Refuse to play against a member whose source file changed since it joined
-        (its SHA-256 differs): the new pairs would not be against the agent on the ladder."""
-        for m in self.members:
+    def _check_members_unchanged(self, members: Sequence[Member] | None = None) -> None:
+        """Refuse to play against a member (of ``members``, default all) whose source file
+        changed since it joined (its SHA-256 differs): the new pairs (or exploitability)
+        would not be of the agent on the ladder."""
+        for m in self.members if members is None else members:
             old = m.provenance.get("sha256")
             if old is None:
                 continue
@@ -256,17 +349,28 @@ class Ladder:
                                  "the new version under another spec or start a new ladder")
 
     def add(self, spec: str, *, rounds: int | None = None, progress: bool = True,
-            run_pairs: PairRunner | None = None) -> list[tuple[str, str]]:
+            run_pairs: PairRunner | None = None, exploitability: bool | None = None,
+            samples: int = 1) -> list[tuple[str, str]]:
         """Add ``spec`` as a member: play it (as B) against every member (as A) on the
         ladder's deals, ``rounds`` per pair (default the ladder's: fewer rounds play a
         prefix of the same deals), and store the pairs. Returns the pairs played.
 
         ``run_pairs`` plays them elsewhere (as for
-        :func:`agents.evaluation.tournament.tournament`, e.g. on Ray)."""
+        :func:`agents.evaluation.tournament.tournament`, e.g. on Ray).
+        ``exploitability`` (default: when the ladder's rules allow it) first computes the
+        new member's exact exploitability (``samples`` calls per information set);
+        ``True`` on a ladder whose rules do not allow it is a ``ValueError`` saying why."""
         label = self._check_new(spec)
         rounds = self.rounds if rounds is None else rounds
         self._check_sizes(rounds)
         self._check_members_unchanged()
+        exploit = None
+        if exploitability is not False:
+            refusal = self.exploitability_refusal()
+            if refusal is None:
+                exploit = self._exploitability(spec, samples)
+            elif exploitability:
+                raise ValueError(refusal)
         specs = [m.spec for m in self.members] + [spec.strip()]
         new = len(specs) - 1
         index_pairs = [(i, new) for i in range(new)]
@@ -286,7 +390,7 @@ class Ladder:
                                           self.game)
         when = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
         self.members.append(Member(label=label, spec=spec.strip(), provenance=provenance,
-                                   added=when, rounds=int(rounds)))
+                                   added=when, rounds=int(rounds), exploitability=exploit))
         keys = []
         for (i, _), res in sorted(played.items()):
             key = (self.members[i].label, label)
@@ -295,11 +399,59 @@ class Ladder:
             keys.append(key)
         return keys
 
+    # ---- exploitability ----------------------------------------------------------------
+    def exploitability_refusal(self) -> str | None:
+        """Why this ladder's members have no exact exploitability (one line), or ``None``
+        when its rules are a variant :func:`agents.evaluation.exploitability.exploitability`
+        solves (its game tree is built then, once per process: it is needed next)."""
+        from agents.evaluation.exploitability import GAMES, variant_tree
+
+        where = f"the ladder {self.path}" if self.path else "the ladder"
+        title = game_info(self.game).title
+        if self.game not in GAMES or self.players != 2:
+            why = f"{title} with {self.players} players"
+        else:
+            try:
+                variant_tree(self.preset, **self._variant_flags())
+                return None
+            except ValueError as e:
+                why = f"{title} with the rules of preset {self.preset or 'classic'} ({e})"
+        games = ", ".join(game_info(g).title for g in GAMES)
+        return f"{where} has no exploitability: {why}; {_FUTURE.format(games=games)}"
+
+    def _variant_flags(self) -> dict[str, Any]:
+        """The rule flags as the solver's cache keys them (a JSON list as a tuple)."""
+        return {k: tuple(v) if isinstance(v, list) else v for k, v in self.rule_flags.items()}
+
+    def _exploitability(self, spec: str, samples: int) -> dict[str, Any]:
+        """The exact exploitability of ``spec`` on the ladder's variant, the agent seeded
+        with the ladder's seed, as a member's entry."""
+        from agents.evaluation.exploitability import exploitability
+
+        res = exploitability(spec.strip(), preset=self.preset, samples=samples, seed=self.seed,
+                             **self._variant_flags())
+        return _exploitability_json(res)
+
+    def fill_exploitability(self, samples: int = 1) -> list[str]:
+        """Compute the exact exploitability of every member that has none (joined without
+        it, or before the field existed); returns their labels. ``ValueError`` saying why
+        on a ladder whose rules do not allow it, or when such a member's source changed
+        since it joined."""
+        refusal = self.exploitability_refusal()
+        if refusal is not None:
+            raise ValueError(refusal)
+        todo = [m for m in self.members if m.exploitability is None]
+        self._check_members_unchanged(todo)
+        for m in todo:
+            m.exploitability = self._exploitability(m.spec, samples)
+        return [m.label for m in todo]
+
     # ---- ratings ---------------------------------------------------------------------
     def ratings(self, *, anchor: str | None = "random", base: float = 0.0,
-                bootstrap: int = 500) -> TournamentResult:
+                bootstrap: int = 500) -> LadderResult:
         """The fitted ladder (:func:`agents.evaluation.tournament.fit_tournament`):
-        ``anchor`` (default ``random`` when it is a member, else the mean) at ``base``."""
+        ``anchor`` (default ``random`` when it is a member, else the mean) at ``base``,
+        with the members' exploitability where they have it."""
         labels = self.labels()
         if len(labels) < 2:
             raise ValueError(f"the ladder has {len(labels)} member(s); ratings need two")
@@ -309,17 +461,22 @@ class Ladder:
             anchor = None
         at = {lab: i for i, lab in enumerate(labels)}
         matches = {(at[a], at[b]): m for (a, b), m in self.pairs.items()}
-        return fit_tournament(labels, matches, anchor=anchor, base=base, bootstrap=bootstrap,
-                              seed=self.seed, game=self.game)
+        res = fit_tournament(labels, matches, anchor=anchor, base=base, bootstrap=bootstrap,
+                             seed=self.seed, game=self.game)
+        return LadderResult(**{f.name: getattr(res, f.name) for f in fields(res)},
+                            exploitability={m.label: m.exploitability for m in self.members})
 
     def members_markdown(self) -> str:
         """The members as a markdown table: spec, origin, content hash, rounds, date."""
-        out = ["| member | spec | origin | SHA-256 | rounds per pair | added |",
-               "|---|---|---|---|---|---|"]
+        exploit = any(m.exploitability is not None for m in self.members)
+        out = ["| member | spec | origin | SHA-256 | rounds per pair | added |"
+               + (" NashConv (gains p0, p1; samples, seed) |" if exploit else ""),
+               "|---|---|---|---|---|---|" + ("---|" if exploit else "")]
         for m in self.members:
             sha = m.provenance.get("sha256")
             out.append(f"| {m.label} | `{m.spec}` | {m.provenance.get('origin', '')} | "
-                       f"{sha[:12] if sha else ''} | {m.rounds:,} | {m.added[:10]} |")
+                       f"{sha[:12] if sha else ''} | {m.rounds:,} | {m.added[:10]} |"
+                       + (f" {_exploitability_cell(m.exploitability)} |" if exploit else ""))
         return "\n".join(out)
 
     def markdown(self, result: TournamentResult | None = None, **ratings: Any) -> str:
