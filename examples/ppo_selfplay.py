@@ -162,6 +162,40 @@ def evaluate(agent, args, seed):
     return total / max(rounds, 1)
 
 
+def ppo_update(agent, optimizer, args: Args, rng, b_obs, b_mask, b_act, b_logp, b_val,
+               advantages, returns):
+    """Clipped PPO epochs over one flattened rollout; the last minibatch's entropy and
+    approximate KL (for the log line)."""
+    batch_size = len(b_act)
+    minibatch_size = batch_size // args.num_minibatches
+    order = np.arange(batch_size)
+    for _epoch in range(args.update_epochs):
+        rng.shuffle(order)
+        for lo in range(0, batch_size, minibatch_size):
+            mb = torch.as_tensor(order[lo:lo + minibatch_size])
+            _, new_logp, entropy, new_val = agent.act(b_obs[mb], b_mask[mb], b_act[mb])
+            log_ratio = new_logp - b_logp[mb]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+            mb_adv = advantages[mb]
+            mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(
+                1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            v_clipped = b_val[mb] + (new_val - b_val[mb]).clamp(-args.clip_coef,
+                                                                 args.clip_coef)
+            v_loss = 0.5 * torch.max((new_val - returns[mb]) ** 2,
+                                     (v_clipped - returns[mb]) ** 2).mean()
+            loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
+            optimizer.step()
+        if args.target_kl is not None and approx_kl > args.target_kl:
+            break
+    return entropy, approx_kl
+
+
 def main(args: Args):
     torch.set_num_threads(args.torch_threads)
     torch.manual_seed(args.seed)
@@ -172,7 +206,6 @@ def main(args: Args):
     agent = Agent(env.obs_size, env.num_actions, args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     batch_size = B * T
-    minibatch_size = batch_size // args.num_minibatches
     num_updates = max(1, args.total_timesteps // batch_size)
 
     # the rollout buffers: one row per step, one column per game
@@ -207,33 +240,10 @@ def main(args: Args):
         returns = advantages + val_buf.reshape(-1)
 
         # the PPO update, on the flattened rollout
-        b_obs, b_mask = obs_buf.reshape(batch_size, -1), mask_buf.reshape(batch_size, -1)
-        b_act, b_logp, b_val = act_buf.reshape(-1), logp_buf.reshape(-1), val_buf.reshape(-1)
-        order = np.arange(batch_size)
-        for _epoch in range(args.update_epochs):
-            rng.shuffle(order)
-            for lo in range(0, batch_size, minibatch_size):
-                mb = torch.as_tensor(order[lo:lo + minibatch_size])
-                _, new_logp, entropy, new_val = agent.act(b_obs[mb], b_mask[mb], b_act[mb])
-                log_ratio = new_logp - b_logp[mb]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean()
-                mb_adv = advantages[mb]
-                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(
-                    1 - args.clip_coef, 1 + args.clip_coef)).mean()
-                v_clipped = b_val[mb] + (new_val - b_val[mb]).clamp(-args.clip_coef,
-                                                                     args.clip_coef)
-                v_loss = 0.5 * torch.max((new_val - returns[mb]) ** 2,
-                                         (v_clipped - returns[mb]) ** 2).mean()
-                loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
-                optimizer.step()
-            if args.target_kl is not None and approx_kl > args.target_kl:
-                break
+        entropy, approx_kl = ppo_update(
+            agent, optimizer, args, rng, obs_buf.reshape(batch_size, -1),
+            mask_buf.reshape(batch_size, -1), act_buf.reshape(-1), logp_buf.reshape(-1),
+            val_buf.reshape(-1), advantages, returns)
 
         steps, elapsed = update * batch_size, time.time() - start
         out_of_time = args.time_limit is not None and elapsed > args.time_limit

@@ -396,6 +396,20 @@ def _run_tallies(
     return tally, gtally
 
 
+def _play_match(
+    match: Match, rounds: int, games: int | None, mode: str, test: Sprt | None,
+    progress: bool, progress_file: TextIO | None,
+) -> tuple[Tally | None, Tally | None, dict[str, Any] | None]:
+    """The round and game tallies of a fixed-size match, or the round tally and the
+    test's report of a sequential one."""
+    desc = f"{match.labels[0]} vs {match.labels[1]}"
+    if test is None:
+        tally, gtally = _run_tallies(match, rounds, games, mode, desc, progress, progress_file)
+        return tally, gtally, None
+    tally, report = _run_sequential(match, rounds, test, desc, progress, progress_file)
+    return tally, None, report
+
+
 #: with a sequential test, the games played between two looks at the LLR (at most)
 SPRT_CHUNK = 256
 
@@ -546,12 +560,8 @@ def evaluate(
                   save_games=records_file(save_games, labels, seed), labels=labels,
                   game=spec.game)
     t0 = time.perf_counter()
-    desc, report = f"{labels[0]} vs {labels[1]}", None
-    if test is None:
-        tally, gtally = _run_tallies(match, rounds, games, mode, desc, progress, progress_file)
-    else:
-        gtally = None
-        tally, report = _run_sequential(match, rounds, test, desc, progress, progress_file)
+    tally, gtally, report = _play_match(match, rounds, games, mode, test, progress,
+                                        progress_file)
     seconds = time.perf_counter() - t0
     res = _result(match, tally or gtally, gtally, labels, seed, mode, spec.rules, seconds,
                   agent_seed)
