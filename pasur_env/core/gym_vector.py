@@ -108,12 +108,7 @@ class LearnerVectorEnv(VectorEnv):
         first = next((s for s in seeds if s is not None), None)
         if first is not None:
             self._np_random, self._np_random_seed = seeding.np_random(first)
-            try:
-                g.reset_players(first)
-            except BaseException as exc:
-                g.mark_broken(exc, "reset()")
-                raise
-        g.reset_games(g._all, seeds, [opts] * self.num_envs)
+        g.restart_all(seeds, [opts] * self.num_envs)
         self._started = True
         info = {"learner_seat": g.seat.copy(), "_learner_seat": np.ones(self.num_envs, bool)}
         return self._answer(g.observe(), info), info

@@ -134,6 +134,20 @@ class LearnerGames:
         return {"learner_seat": int(self.seat[g])}
 
     # ---- episodes ---------------------------------------------------------------------------
+    def restart_all(self, seeds: Sequence[int | None],
+                    options: Sequence[dict[str, Any] | None]) -> None:
+        """Every game anew (both vector envs' reset): the other seats' policies reseeded by
+        the first seed given (the games marked broken if that fails), then game ``i``
+        dealt with ``seeds[i]`` and ``options[i]``."""
+        first = next((s for s in seeds if s is not None), None)
+        if first is not None:
+            try:
+                self.reset_players(first)
+            except BaseException as exc:
+                self.mark_broken(exc, "reset()")
+                raise
+        self.reset_games(self._all, seeds, options)
+
     def reset_games(
         self,
         games: Any,

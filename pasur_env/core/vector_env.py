@@ -73,13 +73,7 @@ class LearnerVecEnv(VecEnv):
         g = self.games
         seeds = [check_seed(s) for s in self._seeds]  # checked before anything changes
         options = [g.check_reset_options(o) for o in self._options]
-        if any(s is not None for s in seeds):
-            try:
-                g.reset_players(next(s for s in seeds if s is not None))
-            except BaseException as exc:
-                g.mark_broken(exc, "reset()")
-                raise
-        g.reset_games(g._all, seeds, options)
+        g.restart_all(seeds, options)
         if clear:
             self._reset_seeds()
             self._reset_options()
