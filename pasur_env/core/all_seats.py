@@ -112,7 +112,6 @@ class AllSeatsEnv:
         self.rounds = np.zeros(num_envs, dtype=np.int64)
         self._mask: np.ndarray | None = None  # legal masks of the current decisions
         self._seats = np.arange(self.num_players, dtype=np.int64)
-        self._rows = np.arange(num_envs, dtype=np.int64)
         self._no_final_obs = np.zeros((num_envs, self.num_players, self.obs_size), np.float32)
         self._no_final_obs.flags.writeable = False
 
@@ -155,9 +154,12 @@ class AllSeatsEnv:
         """
         if self._mask is None:
             raise RuntimeError("step() before reset(): call reset() first")
-        acts = self._check_actions(actions)
+        acts = action_array(actions, self.num_envs, self.num_actions, who="all seats", low=0)
         eng = self.engine
-        info = eng.step(acts)
+        try:
+            info = eng.step(acts)  # the engine's check: nothing moves if one is illegal
+        except ValueError:
+            raise self._illegal(acts) from None
         round_end = info.round_end
         B, P = self.num_envs, self.num_players
         if info.any_round_end:  # rewards, points and scores change only at round ends
@@ -230,14 +232,11 @@ class AllSeatsEnv:
         """Nothing to release (the games are arrays); here for the usual env protocol."""
 
     # ---- checks ------------------------------------------------------------------------------
-    def _check_actions(self, actions: Any) -> np.ndarray:
-        """``actions`` as (B,) int64 if every one is legal, else ``ValueError`` naming the
-        games with an illegal action and, for the first, its seat and legal actions."""
-        acts = action_array(actions, self.num_envs, self.num_actions, who="all seats", low=0)
+    def _illegal(self, acts: np.ndarray) -> ValueError:
+        """The error of a step the engine refused (nothing moved): the games with an
+        illegal action and, for the first, its seat and legal actions."""
         mask = self._mask
         assert mask is not None
-        if acts.min() >= 0 and acts.max() < self.num_actions and mask[self._rows, acts].all():
-            return acts  # the per-step case: one gather
         ok = (acts >= 0) & (acts < self.num_actions)
         ok[ok] = mask[np.flatnonzero(ok), acts[ok]]
         bad = np.flatnonzero(~ok)
@@ -247,7 +246,7 @@ class AllSeatsEnv:
         shown = bad[:_SHOWN].tolist()
         more = f" and {bad.size - _SHOWN} more" if bad.size > _SHOWN else ""
         what = f"{a} ({name(a)})" if 0 <= a < self.num_actions else f"{a} (no action id)"
-        raise ValueError(
+        return ValueError(
             f"illegal action(s) in game(s) {shown}{more}: game {g} (player_"
             f"{int(self.engine.current_player[g])}) got {what}; its legal actions: {legal} "
             f"({', '.join(name(x) for x in legal)}); nothing was played")
