@@ -258,20 +258,63 @@ def _example(name: str):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_ppo_self_play_example_runs_at_tiny_size(game: str, tmp_path) -> None:
-    """``examples/ppo_selfplay.py`` through its command line, from outside the repository."""
+    """``examples/ppo_selfplay.py`` through its command line, from outside the repository:
+    it evaluates on duplicate deals, logs the curve, saves the network, and ``pasur eval``
+    plays the saved network through the example's ``SelfPlayPPO`` agent spec."""
     pytest.importorskip("torch")
+    import json
+    import shutil
     import subprocess
     import sys
     from pathlib import Path
 
     example = Path(__file__).resolve().parents[1] / "examples" / "ppo_selfplay.py"
+    shutil.copy(example, tmp_path / "ppo_selfplay.py")
     out = subprocess.run(
-        [sys.executable, str(example), "--game", game, "--num-envs", "4", "--num-steps", "16",
-         "--total-timesteps", "128", "--eval-every", "1", "--eval-games", "6",
-         "--eval-rounds", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        [sys.executable, "ppo_selfplay.py", "--game", game, "--num-envs", "4", "--num-steps",
+         "16", "--total-timesteps", "128", "--eval-every", "1", "--eval-rounds", "4",
+         "--log-dir", "run"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
         check=True).stdout
     lines = [line for line in out.splitlines() if line.startswith("update ")]
-    assert len(lines) == 2 and "vs random:" in lines[-1]
+    assert len(lines) == 2 and "vs random:" in lines[-1] and "vs greedy:" in lines[-1]
+    evals = (tmp_path / "run" / "evals.csv").read_text().splitlines()
+    assert evals[0].startswith("timesteps,opponent") and len(evals) == 1 + 2 * 2
+    assert (tmp_path / "run" / "evals.png").stat().st_size > 0
+    spec = "./ppo_selfplay.py:SelfPlayPPO:weights=run/model.pt"
+    played = subprocess.run(
+        [sys.executable, "-m", "agents", "eval", "--game", game, spec, "random", "--rounds",
+         "4", "--json", "-"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        check=True).stdout
+    result = json.loads(played[played.index("{"):])
+    assert result["rounds"] == 4 and result["a"].endswith("SelfPlayPPO:weights=run/model.pt")
+
+
+def test_the_ppo_example_shaping_pays_a_rounds_points_in_total() -> None:
+    """Potential-based shaping: over a whole round each seat's shaped rewards add up to
+    its round reward (the potential is 0 once the round ended), in both games."""
+    pytest.importorskip("torch")
+    ppo = _example("ppo_selfplay")
+    for game in GAMES:
+        env = ppo.AllSeatsEnv(game, num_envs=8, reward="diff", episode="round")
+        obs, mask, seat, _ = env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        points = ppo.POINTS_SO_FAR[game]
+        first = potential = ppo.seat_potential(env, points)
+        plain, shaped = np.zeros((8, env.num_players)), np.zeros((8, env.num_players))
+        ended = np.zeros(8, dtype=bool)
+        while not ended.all():
+            pick = (rng.random(8) * mask.sum(1)).astype(np.int64)
+            actions = (mask.cumsum(1) <= pick[:, None]).sum(1)
+            obs, mask, seat, rewards, term, trunc, _ = env.step(actions)
+            done = term | trunc
+            before, potential = potential, ppo.seat_potential(env, points)
+            live = ~ended[:, None]
+            plain += rewards * live
+            shaped += ppo.shape(rewards, before, potential, done) * live
+            ended |= done
+        # the shaped return is the round's reward less the potential it started from
+        np.testing.assert_allclose(shaped + first, plain, atol=1e-3)
+        assert np.abs(plain).sum() > 0
 
 
 def test_the_ppo_examples_advantages_follow_each_seats_own_decisions() -> None:
