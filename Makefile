@@ -7,7 +7,7 @@ PIP_INSTALL := $(PIP) install --disable-pip-version-check -c constraints.txt
 PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
-	test-browser test-openspiel rllib test-rllib train-rllib marl test-marl test-lowest \
+	test-browser test-openspiel rllib test-rllib train-rllib test-marl test-lowest \
 	test-wheel dist clean ladder
 
 venv: $(VENV)/.installed-dev
@@ -19,9 +19,11 @@ $(BIN)/python:
 	$(PIP) install --disable-pip-version-check --upgrade pip
 
 # Stamps: reinstall only when the project metadata or the pins change. The extras are the
-# runtime ones; the tools come from pyproject's dependency groups (pip >= 25.1).
+# runtime ones; the tools and the multi-agent libraries (Tianshou, TorchRL) come from
+# pyproject's dependency groups (pip >= 25.1).
 $(VENV)/.installed-dev: pyproject.toml constraints.txt | $(BIN)/python
-	$(PIP_INSTALL) -e ".[train,web,openspiel]" --group dev --group browser --group dist
+	$(PIP_INSTALL) -e ".[train,web,openspiel]" --group dev --group browser --group dist \
+	  --group marl
 	touch $@
 
 $(VENV)/.installed-bench: pyproject.toml constraints.txt | $(BIN)/python
@@ -173,31 +175,10 @@ test-rllib: rllib
 train-rllib: rllib
 	$(RBIN)/python -m train.rllib_ppo --name rllib $(TRAIN_ARGS)
 
-# Tianshou and TorchRL in their own venv (docs/multi_agent.md): tianshou 2.0.1 needs
-# filelock < 4 (through virtualenv), the main pins have filelock 4.3.1. torch is
-# installed first and pinned, so pip never resolves another torch.
-MVENV := .venv-marl
-MBIN := $(MVENV)/bin
-marl: $(MVENV)/.installed-marl
-
-$(MBIN)/python:
-	$(PY) -m venv $(MVENV)
-	$(MBIN)/python -m pip install --disable-pip-version-check --upgrade pip
-
-$(MVENV)/.installed-marl: pyproject.toml constraints-marl.txt | $(MBIN)/python
-	$(MBIN)/python -m pip install --disable-pip-version-check -c constraints-marl.txt "torch==2.13.0"
-	$(MBIN)/python -m pip install --disable-pip-version-check -c constraints-marl.txt \
-	  "torch==2.13.0" -e . --group dev tianshou torchrl tensordict
-	$(MBIN)/python .ci/check_constraints.py --python $(MBIN)/python constraints-marl.txt
-	touch $@
-
-# Only the multi-agent tests (train/marl at tiny size); a failure if any is skipped.
-test-marl: marl
-	@out=$$($(MBIN)/python -m pytest -rs -p no:cacheprovider -W ignore tests/test_marl.py 2>&1); rc=$$?; \
-	echo "$$out"; \
-	if echo "$$out" | grep -qiE "skipped|no tests ran"; then \
-	  echo "ERROR: the multi-agent tests did not all run" >&2; exit 1; fi; \
-	exit $$rc
+# Only the multi-agent tests (Tianshou and TorchRL on train/marl at tiny size, in .venv:
+# the marl dependency group; `make test` runs them too), and a failure if any is skipped.
+test-marl: venv
+	$(call pytest_none_skipped,$(BIN)/python,-rs -p no:cacheprovider -W ignore tests/test_marl.py,the multi-agent tests)
 
 # The lowest versions pyproject.toml allows, installed and tested: the train extra in
 # .venv-lowest (constraints-lowest.txt), the core alone in .venv-lowest-core
@@ -251,4 +232,4 @@ bench: venv $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) $(RVENV) $(MVENV) $(LVENV) $(LCVENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info
+	rm -rf $(VENV) $(RVENV) $(LVENV) $(LCVENV) .pytest_cache .ruff_cache .hypothesis build dist *.egg-info

@@ -1,6 +1,7 @@
-"""The multi-agent examples (train/marl/, docs/multi_agent.md) in the venv that has
-Tianshou and TorchRL (`make test-marl`); skipped in the main venv, where neither is
-installed. Tiny sizes: these check the plumbing and the reward bookkeeping, not play."""
+"""The multi-agent examples (train/marl/, docs/multi_agent.md): `make venv` installs
+Tianshou and TorchRL (the marl dependency group), so `make test` runs these; skipped only
+in a venv without them (the lowest-versions and wheel venvs). Tiny sizes: these check the
+plumbing and the reward bookkeeping, not play."""
 
 import numpy as np
 import pytest

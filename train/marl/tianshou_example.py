@@ -2,9 +2,9 @@
 masked DQN on ``pasur_v0``, plus :func:`credit_own_rows`, the fix for Tianshou's
 reward filing in turn-based games (``docs/multi_agent.md``, "The pitfall").
 
-Run in the multi-agent venv (``make marl``): ``.venv-marl/bin/python -m
-train.marl.tianshou_example``. Nothing in pasur_env, agents or the other pipelines
-imports this file.
+Run in the main venv (``make venv`` installs Tianshou, the ``marl`` dependency group):
+``.venv/bin/python -m train.marl.tianshou_example``. Nothing in pasur_env, agents or the
+other pipelines imports this file.
 """
 
 from __future__ import annotations

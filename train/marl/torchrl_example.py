@@ -1,9 +1,9 @@
 """TorchRL on the pasur_env AEC envs: ``PettingZooWrapper`` over ``pasur_v0`` /
 ``persian_rummy_v0`` and a rollout of masked random play (``docs/multi_agent.md``).
 
-Run in the multi-agent venv (``make marl``): ``.venv-marl/bin/python -m
-train.marl.torchrl_example``. Nothing in pasur_env, agents or the other pipelines
-imports this file.
+Run in the main venv (``make venv`` installs TorchRL, the ``marl`` dependency group):
+``.venv/bin/python -m train.marl.torchrl_example``. Nothing in pasur_env, agents or the
+other pipelines imports this file.
 """
 
 from __future__ import annotations
