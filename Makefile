@@ -139,10 +139,11 @@ define pytest_none_skipped
 	exit $$rc
 endef
 
-# Only the OpenSpiel tests (the games, the playthroughs, the openspiel:BOT agents), and a
-# failure if any of them is skipped (they skip when the openspiel extra is missing).
+# Only the OpenSpiel tests (the games, the playthroughs, the openspiel:BOT agents, OpenSpiel's
+# exact algorithms against the project's solver), and a failure if any of them is skipped
+# (they skip when the openspiel extra is missing).
 test-openspiel: venv
-	$(call pytest_none_skipped,$(BIN)/python,-rs -p no:cacheprovider -W ignore tests/test_openspiel.py tests/test_cfr.py::test_agrees_with_openspiel,the OpenSpiel tests)
+	$(call pytest_none_skipped,$(BIN)/python,-rs -p no:cacheprovider -W ignore tests/test_openspiel.py tests/test_openspiel_exact.py tests/test_cfr.py::test_agrees_with_openspiel,the OpenSpiel tests)
 
 # Ray RLlib in its own venv: ray[rllib] 2.60 pins gymnasium 1.2.2 (constraints-rllib.txt),
 # the main venv keeps gymnasium 1.4.0 (constraints.txt).

@@ -11,7 +11,8 @@ adapter (``python_pasur``, ``python_persian_rummy``) with ``pyspiel`` (needs the
 
 The adapter is :mod:`pasur_env.core.openspiel_game`; each game's part is its
 ``openspiel_game`` module, named by its row of :data:`pasur_env.games.GAMES`
-(docs/openspiel.md: parameters, chance model, tensors).
+(docs/openspiel.md: parameters, chance model, tensors). :class:`AgentPolicy` makes an
+agent an OpenSpiel policy (``exploitability.nash_conv(game, AgentPolicy(game, agent))``).
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from pasur_env.core.openspiel_game import AgentPolicy
 from pasur_env.games import GAMES
 
-__all__ = ["GAME_NAMES", "load_game", "agreement", "game_for_engine"]
+__all__ = ["GAME_NAMES", "load_game", "agreement", "game_for_engine", "AgentPolicy"]
 
 
 def _adapters() -> dict[str, Any]:

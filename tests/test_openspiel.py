@@ -119,12 +119,21 @@ def test_variant_parameters_reach_the_rules():
     assert len(state.chance_outcomes()) == 9  # only the variant's cards are dealt
 
 
-def test_a_jack_reshuffles_with_redeal():
+def test_redeal_deals_the_first_table_from_the_non_jacks():
+    """The redeal as a conditioned distribution: no table chance node has a jack as an
+    outcome (one used to start the deal again at the root: an infinite tree)."""
     game = load_game("pasur", preset="cfr_paper")
     state = game.new_initial_state()
-    _deal_table(state, ["JC", "2H", "5S", "9D"])
-    assert state.public_events == ["reshuffle"] and state.revealed == 0
-    assert len(state.queue) == 4 and len(state.chance_outcomes()) == 52
+    jacks = {parse_card(c) for c in ("JC", "JD", "JH", "JS")}
+    for left, code in enumerate(("2H", "5S", "9D", "KH")):
+        outcomes = dict(state.chance_outcomes())
+        assert len(outcomes) == 48 - left and not jacks & set(outcomes)
+        assert all(p == pytest.approx(1 / len(outcomes)) for p in outcomes.values())
+        state.apply_action(parse_card(code))
+    with pytest.raises(ValueError, match="not an outcome"):
+        game.new_initial_state().apply_action(parse_card("JC"))
+    assert state.stage == "hands" and state.public_events == []
+    assert jacks <= set(dict(state.chance_outcomes()))  # the hands may hold jacks
 
 
 def _mid_round(game_id: str, seed: int):

@@ -9,9 +9,10 @@ not have:
 * **explicit chance**: the engine shuffles from its own random stream; here every
   card of the deck is a chance node instead, dealt into a *slot* of the engine's deck
   (its ``DECK`` columns) uniformly over the cards no chance node has fixed yet
-  (``revealed``), in the order the game needs them. Fixing card ``c`` at slot ``i``
-  swaps it with the unfixed card sitting there, so the engine's deck stays a
-  permutation and the unfixed slots hold placeholders nobody sees. A game's
+  (``revealed``; a game whose rules condition a deal narrows them:
+  :meth:`GameSpec.card_outcomes`), in the order the game needs them. Fixing card
+  ``c`` at slot ``i`` swaps it with the unfixed card sitting there, so the engine's
+  deck stays a permutation and the unfixed slots hold placeholders nobody sees. A game's
   :class:`GameSpec` queues the chance nodes of its deals and says when the engine may
   deal or step (Pasur: the initial-table check and the jack's burial; Persian Rummy:
   the card drawn from the stock);
@@ -44,10 +45,13 @@ try:
 except ModuleNotFoundError as _error:  # pragma: no cover - depends on the install
     raise missing_extra("the OpenSpiel games", "openspiel", _error) from _error
 
-from pasur_env.core import rewards as core_rewards
+from open_spiel.python import policy as os_policy
 
-__all__ = ["GameSpec", "EngineGame", "EngineState", "EngineObserver", "register_game",
-           "parse_params"]
+from pasur_env.core import rewards as core_rewards
+from pasur_env.core.policy import GameView, check_actions
+
+__all__ = ["GameSpec", "EngineGame", "EngineState", "EngineObserver", "AgentPolicy",
+           "register_game", "parse_params"]
 
 #: the kind of the chance node that fixes one card of the deck (its argument: the slot)
 CARD = "card"
@@ -115,6 +119,13 @@ class GameSpec(abc.ABC):
     def apply_chance(self, state: EngineState, kind: str, arg: int, outcome: int) -> None:
         """Resolve a chance node of a kind of the game's own (not :data:`CARD`)."""
         raise ValueError(f"{self.short_name} has no chance node of kind {kind!r}")
+
+    def card_outcomes(self, state: EngineState, slot: int) -> list[int]:
+        """The cards chance may fix at deck ``slot``, each equally likely: every card not
+        fixed yet. A game whose rules condition a deal (Pasur's ``redeal`` of a first
+        table with a jack) leaves out the cards the condition refuses, so that every
+        chance outcome leads forward and the game tree is finite."""
+        return state.unrevealed()
 
     def chance_string(self, kind: str, arg: int, outcome: int) -> str:
         """Readable form of a chance outcome."""
@@ -218,14 +229,19 @@ class EngineState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         kind, arg = self.queue[0]
-        outcomes = self.unrevealed() if kind == CARD else list(range(arg))
+        outcomes = (self.get_game().spec.card_outcomes(self, arg) if kind == CARD
+                    else list(range(arg)))
         p = 1.0 / len(outcomes)
         return [(o, p) for o in outcomes]
 
     def _apply_action(self, action: int) -> None:
         spec = self.get_game().spec
         if self.queue:
-            kind, arg = self.queue.pop(0)
+            kind, arg = self.queue[0]
+            if kind == CARD and int(action) not in (outcomes := spec.card_outcomes(self, arg)):
+                raise ValueError(f"card {int(action)} is not an outcome of the chance node "
+                                 f"of deck slot {arg} (its outcomes: {outcomes})")
+            self.queue.pop(0)
             if kind == CARD:
                 self.fix_card(arg, int(action))
             else:
@@ -359,6 +375,32 @@ class EngineGame(pyspiel.Game):
         private = (iig_obs_type is None
                    or iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER)
         return EngineObserver(self.spec, recall, self.spec.max_player_actions, private)
+
+
+class AgentPolicy(os_policy.Policy):
+    """A player of the project (any :class:`~pasur_env.core.policy.Policy`) as an
+    OpenSpiel policy of an :class:`EngineGame`, for OpenSpiel's
+    ``exploitability.nash_conv`` and ``best_response``: at every decision, the agent's
+    action in the state's engine with probability 1. Exact for an agent whose action
+    is a function of what the mover sees (``greedy``, ``heuristic``); a random agent is
+    one sample per call (OpenSpiel's ``UniformRandomPolicy`` is the uniform one)."""
+
+    def __init__(self, game: EngineGame, agent: Any) -> None:
+        super().__init__(game, list(range(game.num_players())))
+        self.agent = agent
+
+    def action_probabilities(self, state: EngineState, player_id: int | None = None
+                             ) -> dict[int, float]:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return {int(legal[0]): 1.0}
+        engine = state.engine
+        games = np.zeros(1, dtype=np.int64)
+        mask = engine.legal_mask(games)
+        obs = engine.observe(games) if getattr(self.agent, "needs_observation", False) else None
+        action = check_actions(self.agent.act(obs, mask, GameView(engine, games)), mask,
+                               getattr(self.agent, "name", "agent"))
+        return {int(action[0]): 1.0}
 
 
 def register_game(game_class: type[EngineGame], spec: type[GameSpec],

@@ -11,14 +11,18 @@ point difference (the ``diff`` reward mode: zero-sum).
 The chance nodes of a round, each uniform over its outcomes:
 
 1. the four cards of the first table, card by card (outcome = card id, over the cards
-   not dealt yet);
-2. the initial-table check of the kernel (:func:`~pasur_env.pasur.kernels.deal.table_check`):
-   a redeal (``initial_jacks="redeal"`` and a jack, or two jacks, three queens or three
-   kings) starts the deal again at step 1; with ``"bury"`` a lone jack is buried: the
-   top stock card (a card chance node unless a jack buried before lies there) replaces
-   it, and the jack's position in the stock is a chance node of its own
-   (``51 - 4P + 1`` positions), resolved by the kernel's
-   :func:`~pasur_env.pasur.kernels.deal.bury_jack_at`;
+   not dealt yet); with ``initial_jacks="redeal"`` over those that keep the table
+   passing the kernel's initial-table check
+   (:func:`~pasur_env.pasur.kernels.deal.table_check`), the non-jacks: the repeated
+   redeal dealt as a conditioned distribution (:meth:`PasurSpec.card_outcomes`), so
+   the check passes and every chance outcome leads forward (a finite tree);
+2. the initial-table check: with ``"bury"`` a redeal (two jacks, three queens or three
+   kings) starts the deal again at step 1 (a chance node returning to the root: the
+   tree of a ``bury`` game is infinite, and OpenSpiel's exact algorithms need
+   ``redeal``), and a lone jack is buried: the top stock card (a card chance node
+   unless a jack buried before lies there) replaces it, and the jack's position in the
+   stock is a chance node of its own (``51 - 4P + 1`` positions), resolved by the
+   kernel's :func:`~pasur_env.pasur.kernels.deal.bury_jack_at`;
 3. the hands, card by card, in dealing order;
 4. each later deal of the round, card by card, when the engine deals it.
 
@@ -141,6 +145,21 @@ class PasurSpec(GameSpec):
 
     def _table(self, state: EngineState) -> int:
         return sum(1 << int(state.deck[i]) for i in self._table_slots())
+
+    def card_outcomes(self, state: EngineState, slot: int) -> list[int]:
+        """With ``redeal``, a card of the first table is one that keeps the table dealt so
+        far passing the kernel's initial-table check: the repeated redeal as a
+        conditioned distribution (a first table with a jack has probability 0, the rest
+        renormalised). The check refuses a table for a card of it alone (any jack), so
+        every card allowed leaves the same number of passing completions: the uniform
+        choice among them gives every first table the probability the repeated redeal
+        gives it (tests/test_openspiel_exact.py enumerates both)."""
+        cards = state.unrevealed()
+        if state.stage != "table" or self.rules.initial_jacks != "redeal":
+            return cards
+        table = sum(1 << int(state.deck[i]) for i in self._table_slots()
+                    if state.slot_is_fixed(i))
+        return [c for c in cards if table_check(table | 1 << c, False) != TABLE_REDEAL]
 
     def chance_done(self, state: EngineState) -> None:
         if state.stage == "table":
