@@ -6,6 +6,7 @@ finding a positive gain against an agent with an obvious flaw."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -102,6 +103,17 @@ def test_bad_input_is_one_clear_line(argv: list[str], message: str, tmp_path: Pa
     assert err.startswith("pasur best-response: error:") and message in err, err
     assert len(err.splitlines()) == 1
     assert not (tmp_path / "runs").exists()  # nothing trained, nothing saved
+
+
+def test_address_without_ray_is_one_line_before_training(tmp_path: Path, monkeypatch,
+                                                          capsys) -> None:
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("Ray is installed: the Ray venv's tests run --address")
+    _user_folder(tmp_path, monkeypatch)
+    assert main(["best-response", "greedy", "--address", "local"]) == 2
+    err = capsys.readouterr().err
+    assert "rllib extra is needed for pasur best-response --address" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "runs").exists()
 
 
 def test_a_file_that_is_no_exploiter_is_refused_in_one_line(tmp_path: Path, monkeypatch,

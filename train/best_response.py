@@ -48,6 +48,7 @@ from agents.registry import agent_label, build_agent
 from pasur_env import AllSeatsEnv
 from pasur_env.core.loop import decide, play
 from pasur_env.core.policy import Policy, check_policy_fits
+from train.common.tracking import WallClock
 
 __all__ = ["Ppo", "BestResponseResult", "best_response", "train_exploiter", "learner_advantages",
            "default_save_path", "main"]
@@ -258,23 +259,21 @@ def train_exploiter(frozen: Policy, env: AllSeatsEnv, *, minutes: float | None,
            np.zeros(env.num_envs, dtype=np.int64))
     buf = _Rollout.empty(ppo.steps, env)
     state = [obs, mask, seat_now]
-    start, used, updates, scale = time.perf_counter(), 0, 0, 0.0
-    while True:
-        spent = max((time.perf_counter() - start) / (60 * minutes) if minutes else 0.0,
-                    used / decisions if decisions else 0.0)
-        if spent >= 1.0:
-            break
+    clock = WallClock(minutes or 0, clock=time.perf_counter)  # 0: no limit
+    used, updates, scale = 0, 0, 0.0
+    while not clock.over() and (decisions is None or used < decisions):
+        spent = clock.elapsed() / (60 * minutes) if minutes else used / (decisions or 1)
         opt.param_groups[0]["lr"] = ppo.lr * max(0.05, 1.0 - spent)
         _collect(env, net, frozen, state, mine, buf)
-        if not scale:  # the rewards' scale, fixed from the first rollout's round ends
-            paid = buf.rew[buf.rew != 0]
-            scale = float(max(1.0, np.abs(paid).mean())) if paid.size else 1.0
-        used += _learn(env, net, opt, ppo, rng, buf, scale)
+        paid = buf.rew[buf.rew != 0]
+        if not scale and paid.size:  # the rewards' scale, from the first round ends paid
+            scale = float(max(1.0, np.abs(paid).mean()))
+        used += _learn(env, net, opt, ppo, rng, buf, scale or 1.0)
         updates += 1
         if log is not None and updates % 20 == 0:
             print(f"  {updates} updates, {used:,} learner decisions, "
-                  f"{time.perf_counter() - start:.0f} s", file=log, flush=True)
-    return net, {"seconds": time.perf_counter() - start, "decisions": used,
+                  f"{clock.elapsed():.0f} s", file=log, flush=True)
+    return net, {"seconds": clock.elapsed(), "decisions": used,
                  "updates": updates, "reward_scale": scale}
 
 
@@ -398,9 +397,14 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
     on ``rounds`` fresh duplicate rounds of ``seed`` (module docstring). ``address``:
     the evaluation on Ray (``local``, ``local:N``, ``auto``, ``HOST:PORT``)."""
     minutes, decisions = check_budget(minutes, decisions)
-    if seat is not None and address is not None:
-        raise ValueError("--address plays the duplicate evaluation of every seat; with "
-                         "--seat the exploiter is evaluated here")
+    if address is not None:
+        if seat is not None:
+            raise ValueError("--address plays the duplicate evaluation of every seat; with "
+                             "--seat the exploiter is evaluated here")
+        from agents.evaluation.distributed import import_ray, parse_address
+
+        parse_address(address)  # a bad address or a missing Ray: said before training
+        import_ray("pasur best-response --address")
     ppo = ppo or Ppo()
     frozen = build_agent(agent, seed=seed, game=game)  # an unknown spec fails before compiling
     options = {"preset": preset} if preset is not None else {}
