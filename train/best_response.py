@@ -79,12 +79,12 @@ class _Net(nn.Module):
 
     def __init__(self, obs_size: int, num_actions: int, hidden: int) -> None:
         super().__init__()
-        self.body = nn.Sequential(nn.Linear(obs_size, hidden), nn.Tanh(),
-                                  nn.Linear(hidden, hidden), nn.Tanh())
-        self.actor = nn.Linear(hidden, num_actions)
-        self.critic = nn.Linear(hidden, 1)
-        nn.init.orthogonal_(self.actor.weight, 0.01)
-        nn.init.zeros_(self.actor.bias)
+        layers = [nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh()]
+        self.body = nn.Sequential(*layers)
+        self.actor, self.critic = nn.Linear(hidden, num_actions), nn.Linear(hidden, 1)
+        with torch.no_grad():  # small first logits: a near-uniform first policy
+            self.actor.weight.mul_(0.01)
+            self.actor.bias.zero_()
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.body(obs)).squeeze(-1)
@@ -92,12 +92,12 @@ class _Net(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """(action, its log-probability, entropy, value); illegal actions get probability 0."""
-        h = self.body(obs)
-        logits = self.actor(h).masked_fill(~mask, torch.finfo(torch.float32).min)
-        dist = torch.distributions.Categorical(logits=logits)
-        if action is None:
-            action = dist.sample()
-        return action, dist.log_prob(action), dist.entropy(), self.critic(h).squeeze(-1)
+        hidden = self.body(obs)
+        floor = torch.finfo(torch.float32).min
+        dist = torch.distributions.Categorical(
+            logits=torch.where(mask, self.actor(hidden), floor))
+        chosen = dist.sample() if action is None else action
+        return chosen, dist.log_prob(chosen), dist.entropy(), self.critic(hidden).squeeze(-1)
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The policy's layers as numpy ``(weight (in, out), bias)``, for the exploiter file."""
@@ -442,15 +442,10 @@ def _duplicate_gain(spec: str, agent: str | Policy, address: str | None, **kwarg
     """The exploiter against the agent on duplicate deals, here or on Ray (``address``)."""
     if address is None:
         return evaluate(spec, agent, **kwargs)
-    from agents.evaluation.distributed import (
-        SHARD_ROUNDS,
-        evaluate_on_ray,
-        parse_address,
-        ray_session,
-    )
+    from agents.evaluation import distributed as ray
 
-    with ray_session(*parse_address(address)):
-        return evaluate_on_ray(spec, agent, shard_rounds=SHARD_ROUNDS, **kwargs)
+    with ray.ray_session(*ray.parse_address(address)):
+        return ray.evaluate_on_ray(spec, agent, shard_rounds=ray.SHARD_ROUNDS, **kwargs)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
