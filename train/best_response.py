@@ -28,10 +28,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -240,6 +241,24 @@ def _learn(env: AllSeatsEnv, net: _Net, opt: torch.optim.Optimizer, ppo: Ppo,
     return int(rows.sum())
 
 
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """numba's kernels and torch on one thread each while training: the network is small
+    and the frozen agent is asked for tens to hundreds of decisions at a time, so a
+    thread pool's start-up and barriers cost more than they give (on a busy 2-core
+    machine, a hundred times more for ``heuristic``)."""
+    import numba
+
+    threads = numba.get_num_threads(), torch.get_num_threads()
+    numba.set_num_threads(1)
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(threads[0])
+        torch.set_num_threads(threads[1])
+
+
 def train_exploiter(frozen: Policy, env: AllSeatsEnv, *, minutes: float | None,
                     decisions: int | None, seat: int | None = None, seed: int = 0,
                     ppo: Ppo | None = None, log: TextIO | None = None
@@ -413,8 +432,9 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
     check_policy_fits(frozen, env.game, env.num_players, env.obs_size,
                       role="agent to exploit")
     log = sys.stderr if progress else None
-    net, used = train_exploiter(frozen, env, minutes=minutes, decisions=decisions, seat=seat,
-                                seed=seed, ppo=ppo, log=log)
+    with _one_thread():
+        net, used = train_exploiter(frozen, env, minutes=minutes, decisions=decisions,
+                                    seat=seat, seed=seed, ppo=ppo, log=log)
     path = Path(save) if save is not None else default_save_path(agent_label(agent), env.game)
     header = {"game": env.game, "players": env.num_players, "observation_size": env.obs_size,
               "num_actions": env.num_actions, "agent": agent_label(agent), "preset": preset,
