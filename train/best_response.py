@@ -49,6 +49,7 @@ from agents.registry import agent_label, build_agent
 from pasur_env import AllSeatsEnv
 from pasur_env.core.loop import decide, play
 from pasur_env.core.policy import Policy, check_policy_fits
+from pasur_env.games import game_info
 from train.common.tracking import WallClock
 
 __all__ = ["Ppo", "BestResponseResult", "best_response", "train_exploiter", "learner_advantages",
@@ -137,14 +138,19 @@ def learner_advantages(rewards: np.ndarray, values: np.ndarray, seats: np.ndarra
     return adv
 
 
+def _check_seat(seat: int, players: int) -> None:
+    """``ValueError`` unless ``seat`` is a seat of a ``players``-seat game."""
+    if not 0 <= seat < players:
+        raise ValueError(f"--seat must be a seat of the {players}-player game "
+                         f"(0 to {players - 1}), got {seat}")
+
+
 def _learner_seats(env: AllSeatsEnv, seat: int | None) -> np.ndarray:
     """(B, P) bool: the seats the learner plays in each game: one side's seats, the side
     alternating between games; with ``seat``, every seat but those of its side (the
     agent's)."""
     if seat is not None:
-        if not 0 <= seat < env.num_players:
-            raise ValueError(f"--seat must be a seat of the {env.num_players}-player game "
-                             f"(0 to {env.num_players - 1}), got {seat}")
+        _check_seat(seat, env.num_players)
         return np.broadcast_to(env.sides != env.sides[seat],  # type: ignore[no-any-return]
                                (env.num_envs, env.num_players))
     side = np.arange(env.num_envs) % env.num_sides
@@ -424,6 +430,8 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
 
         parse_address(address)  # a bad address or a missing Ray: said before training
         import_ray("pasur best-response --address")
+    if seat is not None:  # before anything compiles
+        _check_seat(seat, players if players is not None else game_info(game).players[0])
     ppo = ppo or Ppo()
     frozen = build_agent(agent, seed=seed, game=game)  # an unknown spec fails before compiling
     options = {"preset": preset} if preset is not None else {}
