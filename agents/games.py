@@ -26,17 +26,20 @@ from pasur_env.games import game_info
 
 __all__ = ["AgentGame", "Setup", "AGENT_GAMES", "agent_game", "register_game",
            "derived_seeds", "plain_setup", "resolve", "SB3_MODELS", "RLLIB_CHECKPOINTS",
-           "OPENSPIEL_BOTS"]
+           "OPENSPIEL_BOTS", "EXPLOITERS"]
 
 #: ``factory(seed=..., **options)`` -> a policy; or, for a loader, ``factory(spec, seed=...,
 #: **options)``; given as the object or as ``"module:attribute"`` (imported on first use)
 Factory = Callable[..., Any]
 
 #: loaders a game's row may list (``AgentGame.loaders``): saved SB3 models, RLlib
-#: checkpoints, OpenSpiel's search bots (games with an OpenSpiel adapter)
+#: checkpoints, OpenSpiel's search bots (games with an OpenSpiel adapter), the learned
+#: best responses of ``pasur best-response`` (``br:PATH``; listed after ``*.npz``, so
+#: tried before it)
 SB3_MODELS = ("*.zip", "agents.learned.loaders:load_sb3")
 RLLIB_CHECKPOINTS = ("rllib:*", "agents.learned.loaders:load_rllib")
 OPENSPIEL_BOTS = ("openspiel:*", "agents.learned.loaders:load_openspiel")
+EXPLOITERS = ("br:*", "agents.learned.exploiter:load_exploiter")
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,8 @@ PASUR = {
     "play": {"--game", "--seed", "AGENT"},
     "demo": {"--game", "--seed", "AGENT"},
     "exploitability": {"--game", "--seed", "--json", "AGENT"},
+    "best-response": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--json",
+                      "AGENT"},
     "compare": {"--json"},
     "warmup": {"--game", "--progress", "--no-progress", "AGENT"},
     "agents": {"--game"},
@@ -51,6 +53,8 @@ TRAIN = {
     "cfr": {"--game", "--progress", "--no-progress", "--out", "--name"},
     "opponent_fit": {"--game", "--seed", "--rounds", "--json", "AGENT"},
     "export": set(),
+    "best_response": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--json",
+                      "AGENT"},
 }
 #: the module of an entry point that is a package (``python -m train.move_net``)
 TRAIN_MODULE = {"move_net": "train.move_net.pipeline"}

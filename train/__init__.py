@@ -15,7 +15,9 @@ that reads as the pipeline):
 * :mod:`train.rllib_ppo`: Pasur with Ray RLlib's PPO, locally or on a cluster
   (``make train-rllib``, in the ``.venv-rllib`` venv);
 * :mod:`train.opponent_fit`: fits ``net-ismcts``'s opponent model to an agent's plays;
-* :mod:`train.export`: a trained model.zip without its optimizer state, for shipping.
+* :mod:`train.export`: a trained model.zip without its optimizer state, for shipping;
+* :mod:`train.best_response`: a learned best response to a frozen agent, a lower bound
+  on its exploitability (``pasur best-response``, the same command).
 
 Plumbing, imported by the entry points and never the other way round:
 

@@ -15,6 +15,7 @@
     pasur serve --agent ./my_agent.py:MostCards               # offered at the web table
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur exploitability heuristic --preset mini     # exact best response, NashConv
+    pasur best-response heuristic --minutes 10       # a learned one: a lower bound (train extra)
     pasur compare run1.json run2.json   # two results paired on their common deals
     pasur agents
     pasur warmup              # compile every kernel ahead (first run only)
@@ -136,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play_commands(sub)
     _add_web_commands(sub)
     _add_exploitability(sub)
+    _add_best_response(sub)
     _add_compare(sub)
     _add_ladder(sub)
     ag = sub.add_parser("agents", help="list the agents: their games and where each comes from",
@@ -246,6 +248,50 @@ def _add_exploitability(sub: Any) -> None:
     ex.add_argument("--rule", action="extend", nargs="+", metavar="FLAG=VALUE", default=[],
                     help="rule flags over the preset, e.g. --rule sur_points=3")
     add_json(ex)
+
+
+def _add_best_response(sub: Any) -> None:
+    br = sub.add_parser(
+        "best-response", help="train an exploiter of an agent: a lower bound on its "
+        "exploitability, on the full games (needs the train extra)",
+        description="Train a network to exploit the frozen agent (masked PPO on the "
+        "all-seats env, the agent at the other side's seats; Persian Rummy: a team against "
+        "its team), save it (it plays as br:PATH in every command) and measure its mean "
+        "point difference against the agent on fresh duplicate deals, with a 95% interval: "
+        "a lower bound on the agent's exploitability (docs/exploitability.md).",
+    )
+    br.add_argument("agent", metavar="AGENT", help="the agent to exploit: a name "
+                    "(heuristic, greedy@1, ismcts:budget=50), a saved model, or your own "
+                    "code, path/to/file.py:Class or package.module:Class")
+    add_game(br)
+    _add_players(br)
+    br.add_argument("--seat", type=int, default=None, metavar="S",
+                    help="the agent plays only seat S's side, the exploiter the others (as "
+                    "in pasur exploitability --seat; each deal played once); default: the "
+                    "sides alternate, duplicate deals")
+    _add_rules(br)
+    budget = br.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, default=None, metavar="N",
+                        help="training budget in minutes of wall time (default 5)")
+    budget.add_argument("--decisions", type=int, default=None, metavar="N",
+                        help="training budget in the exploiter's decisions")
+    add_rounds(br, 2000, "to measure the exploiter on")
+    br.set_defaults(rounds_default=2000)
+    add_seed(br, "the evaluation's deals, the agents and the network (the training deals "
+             "come from a seed derived from it)")
+    br.add_argument("--save", metavar="PATH", default=None,
+                    help="where to save the exploiter (default runs/best_response/"
+                    "AGENT_GAME.npz)")
+    for flag, default, what in (("--envs", 128, "games the learner plays together"),
+                                ("--hidden", 256, "width of the network's hidden layers")):
+        br.add_argument(flag, type=int, default=default, metavar="N",
+                        help=f"{what} (default {default})")
+    br.add_argument("--lr", type=float, default=5e-4, help="Adam's step size (default 5e-4)")
+    br.add_argument("--batch", type=int, default=4096,
+                    help="games advanced together in the evaluation (default 4096)")
+    add_progress(br)
+    add_json(br)
+    _add_address(br)
 
 
 def _add_samples(p: argparse.ArgumentParser, seed: str) -> None:
@@ -450,6 +496,31 @@ def _exploitability(args: argparse.Namespace) -> int:
                          f"only, not {args.game}")
     res = exploitability(args.agent, preset=args.preset, seat=args.seat, samples=args.samples,
                          seed=args.seed, **_rules(args.rule))
+    out = _text_stream(args)
+    print(res.summary(), file=out)
+    _write_json(res, args, out)
+    return 0
+
+
+def _best_response(args: argparse.Namespace) -> int:
+    """``pasur best-response``: the training lives in ``train.best_response`` (torch), which
+    the ``agents`` layer never imports: it is looked up by name here, when the command
+    runs, as the games' rows name their tables (a missing train extra is one line)."""
+    from pasur_env.core.plugins import load_object
+
+    rounds, _ = _sizes(args)
+    for flag in ("--envs", "--hidden"):
+        if getattr(args, flag[2:]) < 1:
+            raise ValueError(f"{flag} must be a positive integer, got {getattr(args, flag[2:])}")
+    if not args.lr > 0:
+        raise ValueError(f"--lr must be a positive number, got {args.lr}")
+    module = load_object("train.best_response")
+    res = module.best_response(
+        args.agent, game=args.game, players=args.players, seat=args.seat, preset=args.preset,
+        minutes=args.minutes, decisions=args.decisions, rounds=rounds, seed=args.seed,
+        save=args.save, address=args.address, batch=args.batch,
+        progress=progress_on(args.progress),
+        ppo=module.Ppo(envs=args.envs, hidden=args.hidden, lr=args.lr), **_rules(args.rule))
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)
@@ -716,7 +787,8 @@ def _ladder(args: argparse.Namespace) -> int:
 
 
 #: commands that play games: they say on stderr when they compile kernels (first run)
-_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay", "exploitability", "ladder")
+_PLAYING = ("eval", "tournament", "play", "demo", "serve", "replay", "exploitability", "ladder",
+            "best-response")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -730,7 +802,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = {"eval": _eval, "tournament": _tournament, "play": _play, "demo": _demo,
                "serve": _serve, "replay": _replay, "agents": _agents, "warmup": _warmup,
                "doctor": _doctor, "exploitability": _exploitability, "compare": _compare,
-               "ladder": _ladder}
+               "ladder": _ladder, "best-response": _best_response}
     refusal = _refusal(args)
     if refusal is not None:
         print(f"pasur {args.command}: error: {refusal}", file=sys.stderr)

@@ -8,7 +8,14 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from agents.games import OPENSPIEL_BOTS, RLLIB_CHECKPOINTS, SB3_MODELS, AgentGame, Setup
+from agents.games import (
+    EXPLOITERS,
+    OPENSPIEL_BOTS,
+    RLLIB_CHECKPOINTS,
+    SB3_MODELS,
+    AgentGame,
+    Setup,
+)
 from pasur_env.core.policy import Policy
 
 __all__ = ["AGENT_GAME", "PRETRAINED_PPO", "make_ppo", "load_net", "load_cfr"]
@@ -83,7 +90,7 @@ AGENT_GAME = AgentGame(
         ("net-ismcts@1", "agents.pasur.move_net.search:NetSearchAgent"),  # search guided by it
     ),
     loaders=(SB3_MODELS, ("*.npz", load_net), RLLIB_CHECKPOINTS, ("cfr:*", load_cfr),
-             OPENSPIEL_BOTS),
+             OPENSPIEL_BOTS, EXPLOITERS),
     terminal_play="agents.apps.terminal:play_command",
     warm_tables="agents.apps.terminal:warm_moves",
     terminal_watch="agents.apps.terminal:watch_command",

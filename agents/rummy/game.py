@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.games import OPENSPIEL_BOTS, SB3_MODELS, AgentGame, Setup
+from agents.games import EXPLOITERS, OPENSPIEL_BOTS, SB3_MODELS, AgentGame, Setup
 from pasur_env.core.policy import Policy
 
 __all__ = ["AGENT_GAME", "load_net"]
@@ -54,7 +54,7 @@ AGENT_GAME = AgentGame(
         ("ismcts@1", "agents.rummy.ismcts:RummyISMCTSAgent"),
         ("net@1", "agents.rummy.move_net:RummyNetAgent"),  # the shipped network
     ),
-    loaders=(SB3_MODELS, ("*.npz", load_net), OPENSPIEL_BOTS),
+    loaders=(SB3_MODELS, ("*.npz", load_net), OPENSPIEL_BOTS, EXPLOITERS),
     terminal_play="agents.apps.rummy_terminal:play_command",
     terminal_watch="agents.apps.rummy_terminal:watch_command",
     web_table="agents.apps.web.rummy_table:RummyTable",
