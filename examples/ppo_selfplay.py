@@ -19,6 +19,7 @@ with any command through ``SelfPlayPPO`` (below)::
     python examples/ppo_selfplay.py --game persian_rummy --help
 """
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -104,6 +105,12 @@ def _bits(masks: np.ndarray, num_cards: int) -> np.ndarray:
     return (masks[..., None] >> np.arange(num_cards)) & 1
 
 
+@functools.cache
+def _values(value_of_mask, num_cards: int) -> np.ndarray:
+    """Each card's value by itself, computed once (not at every step)."""
+    return np.array([value_of_mask(1 << c) for c in range(num_cards)], dtype=np.float64)
+
+
 def pasur_points(env: AllSeatsEnv) -> np.ndarray:
     """Each side's points won so far in the current round, (B, sides): the card points of
     its pile, its surs, and its clubs' share of the clubs' points (the majority itself is
@@ -111,8 +118,8 @@ def pasur_points(env: AllSeatsEnv) -> np.ndarray:
     from pasur_env.pasur.kernels import score
     from pasur_env.pasur.kernels import state as K
     st, sides, rules = env.engine.state, env.num_sides, env.engine.rules
-    values = np.array([score.card_points(1 << c) for c in range(52)], dtype=np.float64)
-    values[K.CLUB_BITS >> np.arange(52) & 1 == 1] += rules.clubs_points / 13
+    values = _values(score.card_points, 52) + (K.CLUB_BITS >> np.arange(52) & 1) * (
+        rules.clubs_points / 13)
     piles = _bits(st[:, K.PILE:K.PILE + sides], 52) @ values
     return piles + rules.sur_points * st[:, K.SURS:K.SURS + sides]
 
@@ -123,7 +130,7 @@ def rummy_points(env: AllSeatsEnv) -> np.ndarray:
     from pasur_env.rummy.kernels import melds
     from pasur_env.rummy.kernels import state as K
     st = env.engine.state
-    values = np.array([melds.mask_value(1 << c) for c in range(K.NUM_CARDS)])
+    values = _values(melds.mask_value, K.NUM_CARDS)
     hands = st[:, K.HAND:K.HAND + 2] | st[:, K.HAND + 2:K.HAND + 4]
     laid = _bits(st[:, K.CREDIT:K.CREDIT + 2], K.NUM_CARDS) @ values
     return laid + st[:, K.BONUS:K.BONUS + 2] - _bits(hands, K.NUM_CARDS) @ values
