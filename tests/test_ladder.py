@@ -238,7 +238,7 @@ def test_a_full_game_ladder_refuses_exploitability(two: Ladder, capsys) -> None:
     assert main(["ladder", "exploitability", "--ladder", str(two.path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith(f"pasur ladder: error: the ladder {two.path} has no exploitability")
-    assert "a learned best response for the full games is future work" in err
+    assert "pasur ladder best-response records a learned best response's gain" in err
     assert main(["ladder", "add", "heuristic", "--exploitability", "--ladder",
                  str(two.path)]) == 2
     assert "has no exploitability" in capsys.readouterr().err
@@ -258,4 +258,153 @@ def test_old_files_load(two: Ladder, tmp_path: Path) -> None:
     assert all(m.exploitability is None for m in old.members)
     data["members"][0]["exploitability"] = [1.0]
     with pytest.raises(ValueError, match="the exploitability of member 'random' is not"):
+        Ladder.from_json(data)
+
+
+# ---- learned best responses: any ladder ------------------------------------------------
+#: the smallest training run of ``pasur best-response`` (a few updates of a few games)
+TINY_PPO = {"envs": 4, "hidden": 8}
+
+
+@pytest.fixture(scope="module")
+def greedy_br(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A result of ``pasur best-response greedy --json`` on Pasur's default rules (a tiny
+    run), as a ladder of the full game records it."""
+    pytest.importorskip("torch")
+    from train.best_response import Ppo, best_response
+
+    folder = tmp_path_factory.mktemp("br")
+    res = best_response("greedy", decisions=64, rounds=ROUNDS, save=folder / "greedy.npz",
+                        ppo=Ppo(**TINY_PPO))
+    return json.loads(json.dumps(res.to_json()))
+
+
+def _saved(tmp_path: Path, data: dict, name: str = "br.json", **changes: object) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps({**data, **changes}))
+    return path
+
+
+def test_a_recorded_best_response_shows_the_column(two: Ladder, greedy_br: dict,
+                                                   tmp_path: Path, capsys) -> None:
+    """``ladder best-response --from`` records a saved result in its member's entry (gain,
+    interval, rounds, budget, seed, exploiter, date, library); ``show`` then has a learned
+    BR column in text, markdown and JSON ("–" for the member without one)."""
+    saved = _saved(tmp_path, greedy_br)
+    assert main(["ladder", "best-response", "--ladder", str(two.path), "--from",
+                 str(saved)]) == 0
+    assert "recorded the learned best response of 1 member(s)" in capsys.readouterr().out
+    entry = json.loads(two.path.read_text())["members"][1]["learned_best_response"]
+    assert entry == {k: greedy_br[k] for k in ("gain", "ci95", "rounds", "budget", "used",
+                                               "seed", "exploiter", "date", "library")}
+    assert entry["budget"] == {"minutes": None, "decisions": 64}
+    md, js = tmp_path / "l.md", tmp_path / "l.json"
+    assert main(["ladder", "show", "--ladder", str(two.path), "--bootstrap", "5",
+                 "--markdown", str(md), "--json", str(js)]) == 0
+    lo, hi = greedy_br["ci95"]
+    cell = (f"{greedy_br['gain']:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+            f"({greedy_br['used']['decisions']:,} dec.)")
+    text = capsys.readouterr().out
+    assert "learned BR gain [95% CI]" in text and cell in text and "NashConv" not in text
+    rows = {r["agent"]: r for r in json.loads(js.read_text())["ladder"]}
+    assert rows["greedy"]["learned_best_response"] == entry
+    assert rows["random"]["learned_best_response"] is None
+    table = md.read_text()
+    assert f"| {cell} |" in table and "| learned BR (rounds; training; seed, date) |" in table
+    random_row = next(line for line in table.splitlines() if line.startswith("| ")
+                      and line.split(" | ")[1] == "random")  # the ratings' row of random
+    assert random_row.endswith("| – |")
+    data = Ladder.load(two.path).to_json()
+    assert Ladder.from_json(json.loads(json.dumps(data))).to_json() == data  # reads back
+
+
+@pytest.mark.parametrize(("changes", "why"), [
+    ({"game": "persian_rummy"}, "its game is 'persian_rummy', the ladder's 'pasur'"),
+    ({"players": 3}, "its players is 3, the ladder's 2"),
+    ({"agent": "heuristic"}, "its agent 'heuristic' is not a member (the members: random, "
+                             "greedy)"),
+    ({"rules": {"target_score": 31}}, "its rules is {'target_score': 31}, the ladder's {}"),
+    ({"preset": "mini"}, "its preset is 'mini', the ladder's None"),
+    ({"seat": 0}, "its agent played only seat 0's side (--seat)"),
+    ({"gain": "much"}, "its gain, ci95 or used decisions are not numbers"),
+])
+def test_a_result_that_does_not_fit_is_refused(two: Ladder, greedy_br: dict, tmp_path: Path,
+                                               capsys, changes: dict, why: str) -> None:
+    """A result of another game, table size, agent, rules or a --seat run is refused,
+    naming the file and what differs, and the ladder file is left as it was (a good
+    result given with it is not recorded either)."""
+    good, bad = _saved(tmp_path, greedy_br), _saved(tmp_path, greedy_br, "bad.json", **changes)
+    before = two.path.read_text()
+    with pytest.raises(ValueError, match=f"bad.json does not fit the ladder {two.path}: "):
+        Ladder.load(two.path).record_best_response_files([good, bad])
+    assert main(["ladder", "best-response", "--ladder", str(two.path), "--from", str(good),
+                 str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("pasur ladder: error: ") and why in err and len(err.splitlines()) == 1
+    assert two.path.read_text() == before
+
+
+def test_other_refusals_of_recorded_results(two: Ladder, greedy_br: dict, tmp_path: Path,
+                                            user_agent: str, capsys) -> None:
+    before = two.path.read_text()
+    notjson = tmp_path / "x.json"
+    notjson.write_text("{oops")
+    for argv, why in (([str(notjson)], "x.json is not a result of pasur best-response --json"),
+                      ([str(_saved(tmp_path, greedy_br)), "--decisions", "10"],
+                       "--from records saved results: --decisions do not apply")):
+        assert main(["ladder", "best-response", "--ladder", str(two.path), "--from",
+                     *argv]) == 2
+        assert why in capsys.readouterr().err
+    assert two.path.read_text() == before
+    # a member whose source changed since it joined: the result is not of the agent there
+    lad = Ladder.open(tmp_path / "mine.json", rounds=ROUNDS)
+    lad.add(user_agent, progress=False)
+    lad.save()
+    source = Path(user_agent.rpartition(":")[0])
+    source.write_text(source.read_text() + "\n# changed\n")
+    saved = _saved(tmp_path, greedy_br, "mine_br.json", agent=user_agent)
+    with pytest.raises(ValueError, match="changed since it joined the ladder"):
+        lad.record_best_response_files([saved])
+    assert lad.members[0].learned_best_response is None
+
+
+def test_ladder_best_response_trains_and_records(two: Ladder, tmp_path: Path, capsys) -> None:
+    """End to end: ``--member`` trains only that member; without it, every member that has
+    none; each entry is the gain of the exploiter saved next to the ladder, measured on
+    the ladder's seed, on ``--rounds`` rounds, with the budget asked and used."""
+    pytest.importorskip("torch")
+    flags = ["--decisions", "2000", "--rounds", "20", "--no-progress"]
+    assert main(["ladder", "best-response", "--ladder", str(two.path), "--member", "greedy",
+                 *flags]) == 0
+    out = capsys.readouterr().out
+    assert "trained a learned best response of 1 member(s)" in out and "greedy" in out
+    assert "learned BR gain [95% CI]" in out
+    lad = Ladder.load(two.path)
+    assert lad.members[0].learned_best_response is None
+    entry = lad.members[1].learned_best_response
+    assert entry["rounds"] == 20 and entry["seed"] == lad.seed
+    assert entry["budget"] == {"minutes": None, "decisions": 2000}
+    assert entry["used"]["decisions"] >= 2000 and entry["used"]["seconds"] > 0
+    assert Path(entry["exploiter"]) == tmp_path / "ladder.best_response" / "greedy.npz"
+    assert Path(entry["exploiter"]).exists() and entry["library"]["version"]
+    lo, hi = entry["ci95"]
+    assert lo <= entry["gain"] <= hi
+    assert main(["ladder", "best-response", "--ladder", str(two.path), *flags]) == 0
+    assert "of 1 member(s)" in capsys.readouterr().out
+    lad = Ladder.load(two.path)
+    assert lad.members[1].learned_best_response == entry  # kept, not trained again
+    assert lad.members[0].learned_best_response["rounds"] == 20
+    assert main(["ladder", "best-response", "--ladder", str(two.path), "--member", "ghost",
+                 *flags]) == 2
+    assert "'ghost' is not a member of the ladder" in capsys.readouterr().err
+
+
+def test_old_files_and_malformed_best_responses(two: Ladder, greedy_br: dict) -> None:
+    """A member without the entry writes none (older readers see no change); one that is
+    not a result is refused when the file is read."""
+    assert "learned_best_response" not in json.dumps(two.to_json())
+    assert not two.ratings(bootstrap=5).has_best_response()
+    data = two.to_json()
+    data["members"][0]["learned_best_response"] = {"gain": 1.0}
+    with pytest.raises(ValueError, match="the learned best response of member 'random' is"):
         Ladder.from_json(data)

@@ -16,6 +16,7 @@
     pasur replay games/greedy_vs_random_seed0.jsonl --index 3
     pasur exploitability heuristic --preset mini     # exact best response, NashConv
     pasur best-response heuristic --minutes 10       # a learned one: a lower bound (train extra)
+    pasur ladder best-response --ladder docs/ladders/pasur.json --minutes 10   # on a ladder
     pasur compare run1.json run2.json   # two results paired on their common deals
     pasur agents
     pasur warmup              # compile every kernel ahead (first run only)
@@ -270,11 +271,7 @@ def _add_best_response(sub: Any) -> None:
                     "in pasur exploitability --seat; each deal played once); default: the "
                     "sides alternate, duplicate deals")
     _add_rules(br)
-    budget = br.add_mutually_exclusive_group()
-    budget.add_argument("--minutes", type=float, default=None, metavar="N",
-                        help="training budget in minutes of wall time (default 5)")
-    budget.add_argument("--decisions", type=int, default=None, metavar="N",
-                        help="training budget in the exploiter's decisions")
+    _add_budget(br)
     add_rounds(br, 2000, "to measure the exploiter on")
     br.set_defaults(rounds_default=2000)
     add_seed(br, "the evaluation's deals, the agents and the network (the training deals "
@@ -292,6 +289,16 @@ def _add_best_response(sub: Any) -> None:
     add_progress(br)
     add_json(br)
     _add_address(br)
+
+
+def _add_budget(p: argparse.ArgumentParser) -> None:
+    """``--minutes`` or ``--decisions``: the training budget of a learned best response
+    (``pasur best-response``, ``pasur ladder best-response``)."""
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--minutes", type=float, default=None, metavar="N",
+                        help="training budget in minutes of wall time (default 5)")
+    budget.add_argument("--decisions", type=int, default=None, metavar="N",
+                        help="training budget in the exploiter's decisions")
 
 
 def _add_samples(p: argparse.ArgumentParser, seed: str) -> None:
@@ -698,7 +705,9 @@ def _add_ladder(sub: Any) -> None:
         "ladder", help="a persistent ladder: add an agent (only its own pairs), show ratings",
         description="A ladder kept in one JSON file (docs/leaderboard.md): `add` plays a new "
         "agent against the members only, on the ladder's fixed deals, and stores the pairs' "
-        "per-deal results; `show` fits the ratings (Bradley-Terry, bootstrap intervals).")
+        "per-deal results; `show` fits the ratings (Bradley-Terry, bootstrap intervals); "
+        "`exploitability` and `best-response` add the members' exact exploitability (small "
+        "variants) or a learned best response's gain (docs/exploitability.md).")
     lsub = ld.add_subparsers(dest="ladder_command", metavar="ACTION")
     lsub.required = True
     add = lsub.add_parser("add", help="play a new agent against the ladder's members and store it")
@@ -727,6 +736,7 @@ def _add_ladder(sub: Any) -> None:
     ex.add_argument("--ladder", default="ladder.json", metavar="FILE",
                     help="the ladder file (default ladder.json)")
     _add_samples(ex, "the ladder's seed")
+    _add_ladder_best_response(lsub)
     show = lsub.add_parser("show", help="the ladder's ratings with 95%% intervals")
     show.add_argument("--ladder", default="ladder.json", metavar="FILE",
                       help="the ladder file (default ladder.json)")
@@ -740,8 +750,60 @@ def _add_ladder(sub: Any) -> None:
     add_json(show, "the ratings and the pairs")
 
 
+def _add_ladder_best_response(lsub: Any) -> None:
+    """``pasur ladder best-response``: learned best responses to members, trained here or
+    recorded from ``pasur best-response --json`` files."""
+    br = lsub.add_parser(
+        "best-response", help="train a learned best response to members (or record saved "
+        "ones): a lower bound on their exploitability (needs the train extra)",
+        description="Train an exploiter of each chosen member (default: every member that has "
+        "none) on the ladder's game, rules and seed, as pasur best-response does, and record "
+        "its gain in the member's entry; with --from, record results of pasur best-response "
+        "--json made elsewhere (of a member, on the ladder's game and rules, without --seat) "
+        "without training (docs/exploitability.md).")
+    br.add_argument("--ladder", default="ladder.json", metavar="FILE",
+                    help="the ladder file (default ladder.json)")
+    _add_budget(br)
+    add_rounds(br, 2000, "to measure each exploiter on")
+    br.add_argument("--member", action="extend", nargs="+", default=None, metavar="LABEL",
+                    help="only these members (default: every member without one; a member "
+                    "given that has one gets a new one)")
+    br.add_argument("--from", action="extend", nargs="+", default=None, dest="results",
+                    metavar="RESULT.json", help="record these results of pasur "
+                    "best-response --json instead of training")
+    add_progress(br)
+
+
+def _ladder_best_response(args: argparse.Namespace) -> int:
+    """``pasur ladder best-response``: train and record, or record saved results."""
+    from agents.evaluation.ladder import Ladder
+    from agents.evaluation.match import seatings
+
+    lad = Ladder.load(args.ladder)
+    if args.results:
+        given = [flag for flag in ("--minutes", "--decisions", "--rounds", "--member")
+                 if getattr(args, flag[2:]) is not None]
+        if given:
+            raise ValueError(f"--from records saved results: {', '.join(given)} do not apply")
+        labels = lad.record_best_response_files(args.results)
+        what = "recorded the learned best response"
+    else:
+        rounds = whole_deals("--rounds", args.rounds, 2000, len(seatings(lad.players)))
+        labels = lad.fill_best_response(args.member, minutes=args.minutes,
+                                        decisions=args.decisions, rounds=rounds,
+                                        progress=progress_on(args.progress),
+                                        done=lambda _: lad.save())
+        what = "trained a learned best response"
+    lad.save()
+    print(f"{what} of {len(labels)} member(s) of {args.ladder}: "
+          + (", ".join(labels) or "none (every member has one)"))
+    if len(lad.members) > 1:
+        print(lad.ratings().table())
+    return 0
+
+
 def _ladder(args: argparse.Namespace) -> int:
-    """``pasur ladder add`` / ``show`` / ``exploitability``
+    """``pasur ladder add`` / ``show`` / ``exploitability`` / ``best-response``
     (:class:`agents.evaluation.ladder.Ladder`)."""
     import time
 
@@ -753,6 +815,8 @@ def _ladder(args: argparse.Namespace) -> int:
                           base=args.base, bootstrap=args.bootstrap)
         _write_ladder(res, args, lambda path: lad.write_markdown(path, res))
         return 0
+    if args.ladder_command == "best-response":
+        return _ladder_best_response(args)
     if args.ladder_command == "exploitability":
         lad = Ladder.load(args.ladder)
         filled = lad.fill_exploitability(samples=args.samples)

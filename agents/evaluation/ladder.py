@@ -18,6 +18,16 @@ or ``small`` preset, two players), a member's entry also holds its exact exploit
 for members that joined without it, and the ratings gain a NashConv column. A ladder file
 without these entries (older, or of a full game) reads as before.
 
+On any ladder (the full games too), a member's entry may also hold a learned best
+response (``learned_best_response``: the gain of an exploiter trained by ``pasur
+best-response`` against it, its 95% interval, the rounds it was measured on, the budget
+asked and used, the seed, the exploiter's file, the date and the library): a lower bound
+on the member's exploitability. :meth:`Ladder.fill_best_response` trains them (the
+training is ``train.best_response``, looked up by name: this layer never imports
+``train``), :meth:`Ladder.record_best_response` records results of ``pasur best-response
+--json`` made elsewhere, after checking they are of the member on the ladder's game and
+rules; the ratings then gain a "learned BR gain" column.
+
 Example::
 
     from agents.evaluation.ladder import Ladder
@@ -37,7 +47,7 @@ import json
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -74,12 +84,17 @@ class Member:
     #: its exact exploitability on the ladder's variant (:func:`_exploitability_json`),
     #: ``None`` on a full game's ladder or when it joined without one
     exploitability: dict[str, Any] | None = None
+    #: the gain of a learned best response to it (:func:`_best_response_json`), ``None``
+    #: when none was recorded
+    learned_best_response: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         out = {"label": self.label, "spec": self.spec, "provenance": dict(self.provenance),
                "added": self.added, "rounds": self.rounds}
         if self.exploitability is not None:  # absent, not null: older readers see no change
             out["exploitability"] = dict(self.exploitability)
+        if self.learned_best_response is not None:
+            out["learned_best_response"] = dict(self.learned_best_response)
         return out
 
 
@@ -88,9 +103,16 @@ class Member:
 _EXPLOIT_FIELDS = ("nash_conv", "gains", "best_response", "value_p0", "preset", "rules",
                    "samples", "seed", "sizes", "seconds", "library", "date")
 
+#: the fields of a best-response result (``pasur best-response --json``) kept in a
+#: member's entry: the gain, its interval and rounds, the budget asked and used, the
+#: seed, the exploiter's file, when and by which library
+_BR_FIELDS = ("gain", "ci95", "rounds", "budget", "used", "seed", "exploiter", "date",
+              "library")
+
 #: said when a ladder's rules are not a variant solved exactly
 _FUTURE = ("exact exploitability needs a small two-player variant of {games} (--preset mini "
-           "or small); a learned best response for the full games is future work")
+           "or small); on the full games, pasur ladder best-response records a learned best "
+           "response's gain, a lower bound")
 
 
 def _exploitability_json(res: Any) -> dict[str, Any]:
@@ -99,6 +121,32 @@ def _exploitability_json(res: Any) -> dict[str, Any]:
     settings (preset, rules, samples, the agent's seed) and when it was computed."""
     data = res.to_json()
     return {k: data[k] for k in _EXPLOIT_FIELDS}
+
+
+def _best_response_json(data: dict[str, Any]) -> dict[str, Any]:
+    """The entry of a best-response result (its ``to_json()`` dict) kept in a member,
+    as plain JSON values (what the file will read back)."""
+    return json.loads(json.dumps({k: data[k] for k in _BR_FIELDS}))
+
+
+def _best_response_cell(e: dict[str, Any] | None) -> str:
+    """A member's learned best response in the ratings: its gain, 95% interval and the
+    learner decisions it trained on (– when it has none)."""
+    if e is None:
+        return "–"
+    lo, hi = e["ci95"]
+    return (f"{e['gain']:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+            f"({int(e['used']['decisions']):,} dec.)")
+
+
+def _best_response_settings(e: dict[str, Any] | None) -> str:
+    """How a member's learned best response was made, for the members table: the rounds
+    it was measured on, the training used (decisions, minutes), the seed and the date."""
+    if e is None:
+        return "–"
+    used = e["used"]
+    return (f"{int(e['rounds']):,}; {int(used['decisions']):,} dec., "
+            f"{float(used['seconds']) / 60:.1f} min; {e['seed']}, {str(e['date'])[:10]}")
 
 
 def _number_list(a: np.ndarray) -> list[Any]:
@@ -138,9 +186,14 @@ def _member(m: dict[str, Any]) -> Member:
     exploit = m.get("exploitability")
     if exploit is not None and not (isinstance(exploit, dict) and "nash_conv" in exploit):
         raise ValueError(f"the exploitability of member {m['label']!r} is not a result")
+    learned = m.get("learned_best_response")
+    if learned is not None and not (isinstance(learned, dict)
+                                    and set(_BR_FIELDS) <= learned.keys()):
+        raise ValueError(f"the learned best response of member {m['label']!r} is not a result")
     return Member(label=str(m["label"]), spec=str(m["spec"]), provenance=dict(m["provenance"]),
                   added=str(m["added"]), rounds=int(m["rounds"]),
-                  exploitability=None if exploit is None else dict(exploit))
+                  exploitability=None if exploit is None else dict(exploit),
+                  learned_best_response=None if learned is None else dict(learned))
 
 
 def _number(x: Any, width: str = ".3f") -> str:
@@ -149,15 +202,21 @@ def _number(x: Any, width: str = ".3f") -> str:
 
 @dataclass(eq=False)
 class LadderResult(TournamentResult):
-    """A ladder's ratings with its members' exact exploitability: where at least one
-    member has it, the table, the markdown and the JSON rows gain a NashConv column
-    ("–" for a member without one); without any, they are the tournament's."""
+    """A ladder's ratings with its members' exploitability: where at least one member has
+    an exact one, the table, the markdown and the JSON rows gain a NashConv column, and
+    where at least one has a learned best response, a "learned BR gain" column ("–" for a
+    member without one); without any, they are the tournament's."""
 
     #: each member's entry (:func:`_exploitability_json`) or ``None``, by label
     exploitability: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    #: each member's learned best response (:func:`_best_response_json`) or ``None``
+    learned_best_response: dict[str, dict[str, Any] | None] = field(default_factory=dict)
 
     def has_exploitability(self) -> bool:
         return any(v is not None for v in self.exploitability.values())
+
+    def has_best_response(self) -> bool:
+        return any(v is not None for v in self.learned_best_response.values())
 
     def rows(self) -> list[dict[str, Any]]:
         rows = super().rows()
@@ -166,14 +225,22 @@ class LadderResult(TournamentResult):
                 e = self.exploitability.get(r["agent"]) or {}
                 r["nash_conv"] = e.get("nash_conv")
                 r["best_response_gains"] = e.get("gains")
+        if self.has_best_response():
+            for r in rows:
+                r["learned_best_response"] = self.learned_best_response.get(r["agent"])
         return rows
 
     def _table_rows(self) -> tuple[list[str], list[list[str]]]:
         head, body = super()._table_rows()
+        rows = self.rows()
         if self.has_exploitability():
             head.append("NashConv")
-            for row, r in zip(body, self.rows(), strict=True):
+            for row, r in zip(body, rows, strict=True):
                 row.append(_number(r["nash_conv"]))
+        if self.has_best_response():
+            head.append("learned BR gain [95% CI]")
+            for row, r in zip(body, rows, strict=True):
+                row.append(_best_response_cell(r["learned_best_response"]))
         return head, body
 
     def _caption(self) -> str:
@@ -181,6 +248,10 @@ class LadderResult(TournamentResult):
         if self.has_exploitability():
             text += ("; NashConv: the member's exact exploitability on the variant, points "
                      "of the round's point difference (– not computed)")
+        if self.has_best_response():
+            text += ("; learned BR gain: the mean point difference per round of an exploiter "
+                     "trained against the member (pasur best-response; its learner decisions "
+                     "in parentheses), a lower bound on its exploitability (– none)")
         return text
 
 
@@ -446,6 +517,110 @@ class Ladder:
             m.exploitability = self._exploitability(m.spec, samples)
         return [m.label for m in todo]
 
+    # ---- learned best responses -------------------------------------------------------
+    def member(self, label: str) -> Member:
+        """The member of label ``label``; ``ValueError`` naming the members otherwise."""
+        for m in self.members:
+            if m.label == label:
+                return m
+        raise ValueError(f"{label!r} is not a member of the ladder"
+                         f"{f' {self.path}' if self.path else ''} (its members: "
+                         f"{', '.join(self.labels()) or 'none'})")
+
+    def _best_response_misfit(self, data: Any) -> str | None:
+        """Why the best-response result ``data`` (``pasur best-response --json``) is not
+        one of a member on this ladder (what differs), or ``None`` when it is."""
+        if not isinstance(data, dict) or not ({*_BR_FIELDS, "agent", "game", "players",
+                                                "preset", "rules", "seat"} <= data.keys()):
+            return "it is not a result of pasur best-response --json"
+        try:
+            [float(x) for x in (data["gain"], *data["ci95"], data["used"]["decisions"])]
+        except (TypeError, ValueError, KeyError):
+            return "its gain, ci95 or used decisions are not numbers"
+        plain = lambda x: json.loads(json.dumps(x))  # noqa: E731  (tuples as lists)
+        ours = {"game": self.game, "players": self.players, "preset": self.preset,
+                "rules": plain(self.rule_flags)}
+        differ = [f"its {k} is {data[k]!r}, the ladder's {v!r}" for k, v in ours.items()
+                  if plain(data[k]) != v]
+        if data["seat"] is not None:
+            differ.append(f"its agent played only seat {data['seat']}'s side (--seat), the "
+                          "ladder's members play duplicate deals")
+        if data["agent"] not in self.labels():
+            differ.insert(0, f"its agent {data['agent']!r} is not a member (the members: "
+                          f"{', '.join(self.labels()) or 'none'})")
+        return "; ".join(differ) or None
+
+    def record_best_response(self, results: Sequence[dict[str, Any]],
+                             names: Sequence[str] | None = None) -> list[str]:
+        """Record best-response results (``to_json()`` dicts, e.g. files of ``pasur
+        best-response --json`` made elsewhere) in their members' entries, replacing an
+        older one; returns the members' labels. Each must be of a member (its agent label)
+        on the ladder's game, players, preset and rules, with no ``seat``; otherwise a
+        ``ValueError`` naming the result (``names``, default its position) and what
+        differs, before anything is recorded. A member whose source changed since it
+        joined is refused too: the result would not be of the agent on the ladder."""
+        names = list(names) if names is not None else [f"result {k + 1}"
+                                                       for k in range(len(results))]
+        where = f"the ladder {self.path}" if self.path else "the ladder"
+        for name, data in zip(names, results, strict=True):
+            why = self._best_response_misfit(data)
+            if why is not None:
+                raise ValueError(f"{name} does not fit {where}: {why}")
+        labels = [str(data["agent"]) for data in results]
+        if len(set(labels)) != len(labels):
+            raise ValueError("two results are of the same member: record one of them")
+        self._check_members_unchanged([self.member(label) for label in labels])
+        for label, data in zip(labels, results, strict=True):
+            self.member(label).learned_best_response = _best_response_json(data)
+        return labels
+
+    def record_best_response_files(self, paths: Sequence[str | Path]) -> list[str]:
+        """:meth:`record_best_response` of the files ``paths`` (``pasur best-response
+        --json``); ``ValueError`` naming a file that is not JSON."""
+        results = []
+        for path in paths:
+            try:
+                results.append(json.loads(Path(path).read_text(encoding="utf-8")))
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise ValueError(f"{path} is not a result of pasur best-response --json "
+                                 f"(not JSON: {e})") from None
+        return self.record_best_response(results, [str(p) for p in paths])
+
+    def fill_best_response(self, labels: Sequence[str] | None = None, *,
+                           minutes: float | None = None, decisions: int | None = None,
+                           rounds: int = 2000, progress: bool = False,
+                           save_dir: str | Path | None = None,
+                           train: Callable[..., Any] | None = None,
+                           done: Callable[[Member], None] | None = None) -> list[str]:
+        """Train a learned best response to each member of ``labels`` (default: every
+        member that has none) with ``train.best_response.best_response`` on the ladder's
+        game, rules and seed, ``rounds`` duplicate rounds, the budget ``minutes`` or
+        ``decisions``, and record it; returns their labels. The exploiters are saved in
+        ``save_dir`` (default the folder ``<ladder>.best_response`` next to the file).
+        ``train`` stands in for the training function; ``done(member)`` is called after
+        each member (e.g. to save the file: a long run keeps what it finished)."""
+        todo = ([m for m in self.members if m.learned_best_response is None]
+                if labels is None else [self.member(label) for label in labels])
+        self._check_members_unchanged(todo)
+        if train is None:  # the train layer, by name: agents never imports it
+            from pasur_env.core.plugins import load_object
+
+            train = load_object("train.best_response").best_response
+        if save_dir is None:
+            base = self.path if self.path is not None else Path("ladder.json")
+            save_dir = base.with_name(base.stem + ".best_response")
+        for m in todo:
+            safe = "".join(c if c.isalnum() or c in "-_@=" else "_" for c in m.label)
+            res = train(m.spec, game=self.game, players=self.players, preset=self.preset,
+                        minutes=minutes, decisions=decisions, rounds=rounds, seed=self.seed,
+                        batch=self.batch, progress=progress,
+                        save=Path(save_dir) / f"{safe.strip('_') or 'agent'}.npz",
+                        **self.rule_flags)
+            self.record_best_response([res.to_json()], [f"the best response to {m.label!r}"])
+            if done is not None:
+                done(m)
+        return [m.label for m in todo]
+
     # ---- ratings ---------------------------------------------------------------------
     def ratings(self, *, anchor: str | None = "random", base: float = 0.0,
                 bootstrap: int = 500) -> LadderResult:
@@ -464,19 +639,27 @@ class Ladder:
         res = fit_tournament(labels, matches, anchor=anchor, base=base, bootstrap=bootstrap,
                              seed=self.seed, game=self.game)
         return LadderResult(**{f.name: getattr(res, f.name) for f in fields(res)},
-                            exploitability={m.label: m.exploitability for m in self.members})
+                            exploitability={m.label: m.exploitability for m in self.members},
+                            learned_best_response={m.label: m.learned_best_response
+                                                   for m in self.members})
 
     def members_markdown(self) -> str:
-        """The members as a markdown table: spec, origin, content hash, rounds, date."""
+        """The members as a markdown table: spec, origin, content hash, rounds, date, and
+        the settings of their exploitability figures where they have them."""
         exploit = any(m.exploitability is not None for m in self.members)
+        learned = any(m.learned_best_response is not None for m in self.members)
         out = ["| member | spec | origin | SHA-256 | rounds per pair | added |"
-               + (" NashConv (gains p0, p1; samples, seed) |" if exploit else ""),
-               "|---|---|---|---|---|---|" + ("---|" if exploit else "")]
+               + (" NashConv (gains p0, p1; samples, seed) |" if exploit else "")
+               + (" learned BR (rounds; training; seed, date) |" if learned else ""),
+               "|---|---|---|---|---|---|" + ("---|" if exploit else "")
+               + ("---|" if learned else "")]
         for m in self.members:
             sha = m.provenance.get("sha256")
             out.append(f"| {m.label} | `{m.spec}` | {m.provenance.get('origin', '')} | "
                        f"{sha[:12] if sha else ''} | {m.rounds:,} | {m.added[:10]} |"
-                       + (f" {_exploitability_cell(m.exploitability)} |" if exploit else ""))
+                       + (f" {_exploitability_cell(m.exploitability)} |" if exploit else "")
+                       + (f" {_best_response_settings(m.learned_best_response)} |"
+                          if learned else ""))
         return "\n".join(out)
 
     def markdown(self, result: TournamentResult | None = None, **ratings: Any) -> str:
