@@ -42,6 +42,7 @@ LADDER = {
     "add": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "AGENT"},
     "show": {"--json"},
     "exploitability": set(),
+    "best-response": {"--progress", "--no-progress", "--rounds"},
 }
 TRAIN = {
     "move_net": {"--game", "--seed", "--progress", "--no-progress", "--rounds", "--out", "--name"},

@@ -266,6 +266,31 @@ class TestOnTwoNodes:
                     p.pop(key)
         assert far == local and len(far["pairs"]) == 3
 
+    def test_best_response_on_the_cluster_equals_the_local_one(self, cluster,
+                                                               tmp_path) -> None:
+        """``best_response(..., address=)`` (``pasur best-response --address``) trains here
+        and plays the exploiter's evaluation on Ray: the same network as without it (the
+        training is seeded, on one thread) and the same gain, interval and per-deal
+        figures. ``random`` draws random numbers: its draws are those of the local match
+        because the evaluation is one Ray task (rounds <= the shard size, as in the
+        stochastic-agent case of the eval test above)."""
+        from agents.evaluation.distributed import SHARD_ROUNDS
+        from train.best_response import Ppo, best_response
+
+        kwargs = dict(decisions=256, rounds=100, seed=4, ppo=Ppo(envs=8, hidden=16))
+        assert kwargs["rounds"] <= SHARD_ROUNDS
+        here = best_response("random", save=tmp_path / "here.npz", **kwargs)
+        far = best_response("random", save=tmp_path / "far.npz", address="auto", **kwargs)
+        with np.load(tmp_path / "here.npz") as a, np.load(tmp_path / "far.npz") as b:
+            nets = [k for k in a.files if k != "header"]  # not its date, seconds
+            assert nets and all(np.array_equal(a[k], b[k]) for k in nets)
+        assert far.used["decisions"] == here.used["decisions"] >= 256
+        assert (far.gain, far.ci95, far.rounds) == (here.gain, here.ci95, here.rounds)
+        a, b = _figures(here.evaluation), _figures(far.evaluation)
+        assert a.pop("a") != b.pop("a")  # the exploiters' files are named apart (and
+        assert a.pop("provenance")["b"] == b.pop("provenance")["b"]  # their dates differ)
+        assert b == a
+
 
 def test_bad_addresses_are_refused(capsys) -> None:
     assert pasur(["eval", "greedy", "random", "--address", "local:x"]) == 2

@@ -758,9 +758,9 @@ def _add_ladder_best_response(lsub: Any) -> None:
         "ones): a lower bound on their exploitability (needs the train extra)",
         description="Train an exploiter of each chosen member (default: every member that has "
         "none) on the ladder's game, rules and seed, as pasur best-response does, and record "
-        "its gain in the member's entry; with --from, record results of pasur best-response "
-        "--json made elsewhere (of a member, on the ladder's game and rules, without --seat) "
-        "without training (docs/exploitability.md).")
+        "its gain in the member's entry; with --from, record JSON results that pasur "
+        "best-response saved elsewhere (of a member, on the ladder's game and rules, without "
+        "--seat) without training (docs/exploitability.md).")
     br.add_argument("--ladder", default="ladder.json", metavar="FILE",
                     help="the ladder file (default ladder.json)")
     _add_budget(br)
@@ -769,8 +769,8 @@ def _add_ladder_best_response(lsub: Any) -> None:
                     help="only these members (default: every member without one; a member "
                     "given that has one gets a new one)")
     br.add_argument("--from", action="extend", nargs="+", default=None, dest="results",
-                    metavar="RESULT.json", help="record these results of pasur "
-                    "best-response --json instead of training")
+                    metavar="RESULT.json", help="record these JSON results of pasur "
+                    "best-response instead of training")
     add_progress(br)
 
 
