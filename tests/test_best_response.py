@@ -18,6 +18,7 @@ pytest.importorskip("torch")
 
 from agents import Agent  # noqa: E402
 from agents.apps.cli import main  # noqa: E402
+from agents.learned.exploiter import read_exploiter  # noqa: E402
 from agents.registry import build_agent  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,8 @@ def test_the_command_trains_saves_and_measures_an_exploiter(
                                                                 "decisions": 64}
     assert res["evaluation"]["a"] == f"br:{tmp_path / 'br.npz'}"
     assert res["evaluation"]["mean_point_diff"] == res["gain"]
+    assert res["teacher"] is None and "from scratch" in out.out
+    assert "teacher" not in read_exploiter(tmp_path / "br.npz")[1]  # learned from scratch
     lo, hi = res["ci95"]
     assert lo <= res["gain"] <= hi
     # the exploiter plays as an agent of every command: pasur eval, by loader and by spec
@@ -94,6 +97,8 @@ def test_the_exploiter_is_the_network_it_saved(tmp_path: Path) -> None:
     (["greedy", "--game", "persian_rummy", "--preset", "mini"], "--preset"),
     (["greedy", "--envs", "0"], "--envs must be a positive integer"),
     (["greedy", "--seat", "2", "--decisions", "8", "--envs", "2"], "--seat must be a seat"),
+    (["greedy", "--teacher", "nosuchagent"], "unknown agent 'nosuchagent'"),
+    (["greedy", "--teacher", "./rummy_agent.py:MeldFirst"], "plays persian_rummy, not pasur"),
 ])
 def test_bad_input_is_one_clear_line(argv: list[str], message: str, tmp_path: Path,
                                      monkeypatch, capsys) -> None:
@@ -107,6 +112,43 @@ def test_bad_input_is_one_clear_line(argv: list[str], message: str, tmp_path: Pa
     assert err.startswith("pasur best-response: error:") and message in err, err
     assert len(err.splitlines()) == 1
     assert not (tmp_path / "runs").exists()  # nothing trained, nothing saved
+
+
+def test_a_teacher_is_kept_in_the_file_and_plays_with_it(tmp_path: Path, monkeypatch,
+                                                         capsys) -> None:
+    """``--teacher``: the header and the result name it, and ``br:PATH`` plays with it."""
+    _user_folder(tmp_path, monkeypatch)
+    code = main(["best-response", "./my_agent.py:MostCards", "--teacher", "heuristic", *TINY,
+                 "--rounds", "4", "--save", "br.npz", "--json", "out.json"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "from heuristic's moves (bonus 3.0)" in out.out
+    header = read_exploiter(tmp_path / "br.npz")[1]
+    assert header["teacher"] == "heuristic" and header["teacher_bonus"] == 3.0
+    assert json.loads((tmp_path / "out.json").read_text())["teacher"] == "heuristic"
+    assert main(["eval", "br:br.npz", "greedy", "--rounds", "2", "--no-progress"]) == 0, \
+        capsys.readouterr().err
+
+
+def test_an_exploiter_starts_as_its_teacher(tmp_path: Path) -> None:
+    """A short run with ``teacher="greedy"`` leaves the network's logits small next to the
+    bonus: the exploiter plays exactly greedy's moves, so against ``random`` it scores
+    what greedy scores on the same deals (without the teacher in the file it would play
+    the network's own near-uniform argmax)."""
+    from agents.evaluation.match import evaluate
+    from train.best_response import Ppo, best_response
+
+    res = best_response("random", teacher="greedy", decisions=300, preset="mini", rounds=8,
+                        seed=5, ppo=Ppo(envs=8, hidden=16), save=tmp_path / "br.npz")
+    assert res.used["decisions"] >= 300 and res.teacher == "greedy"
+    assert read_exploiter(tmp_path / "br.npz")[1]["teacher"] == "greedy"
+    kwargs = dict(rounds=200, seed=11, preset="mini", progress=False)
+    mine = evaluate(f"br:{tmp_path / 'br.npz'}", "random", **kwargs)
+    greedy = evaluate("greedy", "random", **kwargs)
+    assert mine.rounds == greedy.rounds == 200
+    for name in ("mean_point_diff", "mean_points_a", "round_wins", "round_ties"):
+        assert getattr(mine, name) == getattr(greedy, name), name
+    np.testing.assert_array_equal(mine.group_diff_sum, greedy.group_diff_sum)
 
 
 def test_address_without_ray_is_one_line_before_training(tmp_path: Path, monkeypatch,

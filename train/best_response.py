@@ -15,11 +15,16 @@
    until that seat's next decision; the advantages (GAE) run along each learner
    seat's own decisions. Training deals come from a seed derived from ``--seed``,
    never the evaluation's.
-3. The budget is wall time (``--minutes``) or learner decisions (``--decisions``),
+3. ``--teacher SPEC``: the learner's policy is the network's logits plus
+   :attr:`Ppo.teacher_bonus` on the move the teacher agent would play (asked once per
+   step for the learner's decisions, through ``decide``), so it starts as the teacher
+   (its gain the teacher's head-to-head result) and learns where deviating pays; the
+   exploiter file names the teacher, which plays with it.
+4. The budget is wall time (``--minutes``) or learner decisions (``--decisions``),
    counted from the first rollout (the kernels are compiled before).
-4. The network is saved as an exploiter file (:mod:`agents.learned.exploiter`), which
+5. The network is saved as an exploiter file (:mod:`agents.learned.exploiter`), which
    every command plays as ``br:PATH``.
-5. The exploiter plays the frozen agent on fresh duplicate deals
+6. The exploiter plays the frozen agent on fresh duplicate deals
    (:func:`agents.evaluation.match.evaluate`, or on Ray with ``--address``): its mean
    point difference per round with a 95% interval is the *gain*, a lower bound on the
    gain of the exact best response (with two players: NashConv / 2, the figure of
@@ -74,13 +79,16 @@ class Ppo:
     vf_coef: float = 0.5  # weight of the value loss
     gae_lambda: float = 0.95  # lambda of the advantages (no discount within a round)
     max_grad_norm: float = 0.5  # the gradients' norm is clipped to this
+    teacher_bonus: float = 3.0  # added to the teacher's action's logit (with a teacher)
 
 
 class _Net(nn.Module):
     """A tanh MLP with a logit per action and a value (the exploiter file keeps the logits)."""
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: int) -> None:
+    def __init__(self, obs_size: int, num_actions: int, hidden: int, bonus: float = 0.0
+                 ) -> None:
         super().__init__()
+        self.bonus = bonus  # added to the teacher's action's logit, where one is given
         layers = [nn.Linear(obs_size, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh()]
         self.body = nn.Sequential(*layers)
         self.actor, self.critic = nn.Linear(hidden, num_actions), nn.Linear(hidden, 1)
@@ -91,13 +99,19 @@ class _Net(nn.Module):
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(self.body(obs)).squeeze(-1)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor | None = None,
+                teach: torch.Tensor | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(action, its log-probability, entropy, value); illegal actions get probability 0."""
+        """(action, its log-probability, entropy, value); illegal actions get probability 0.
+        ``teach``: the teacher's action in each row (-1: none), whose logit gets the bonus:
+        the policy starts as the teacher's and the network learns where to deviate."""
         hidden = self.body(obs)
         floor = torch.finfo(torch.float32).min
-        dist = torch.distributions.Categorical(
-            logits=torch.where(mask, self.actor(hidden), floor))
+        logits = self.actor(hidden)
+        if teach is not None:
+            bonus = (teach >= 0).to(logits.dtype).unsqueeze(1) * self.bonus
+            logits = logits.scatter_add(1, teach.clamp(min=0).unsqueeze(1), bonus)
+        dist = torch.distributions.Categorical(logits=torch.where(mask, logits, floor))
         chosen = dist.sample() if action is None else action
         return chosen, dist.log_prob(chosen), dist.entropy(), self.critic(hidden).squeeze(-1)
 
@@ -170,20 +184,23 @@ class _Rollout:
     rew: np.ndarray
     end: np.ndarray
     mine: np.ndarray
+    teach: np.ndarray | None = None  # the teacher's action (-1: none); None: no teacher
 
     @classmethod
-    def empty(cls, T: int, env: AllSeatsEnv) -> _Rollout:
+    def empty(cls, T: int, env: AllSeatsEnv, teacher: bool = False) -> _Rollout:
         B, P = env.num_envs, env.num_players
         z = lambda *shape, dtype=np.float32: np.zeros(shape, dtype=dtype)  # noqa: E731
         return cls(z(T, B, env.obs_size), z(T, B, env.num_actions, dtype=bool),
                    z(T, B, dtype=np.int64), z(T, B), z(T, B), z(T, B, dtype=np.int64),
-                   z(T, B, P), z(T, B, dtype=bool), z(T, B, dtype=bool))
+                   z(T, B, P), z(T, B, dtype=bool), z(T, B, dtype=bool),
+                   np.full((T, B), -1, dtype=np.int64) if teacher else None)
 
 
 def _collect(env: AllSeatsEnv, net: _Net, frozen: Policy, state: list[np.ndarray],
-             mine: np.ndarray, buf: _Rollout) -> None:
+             mine: np.ndarray, buf: _Rollout, teacher: Policy | None = None) -> None:
     """Fill ``buf``: the learner samples its decisions, the frozen agent plays the rest.
-    ``state`` is the env's current ``[obs, mask, seat]``, advanced in place."""
+    ``state`` is the env's current ``[obs, mask, seat]``, advanced in place; ``teacher``
+    is asked for the learner's decisions (its moves get the bonus)."""
     rows = np.arange(env.num_envs)
     for t in range(buf.obs.shape[0]):
         obs, mask, seat = state
@@ -194,9 +211,17 @@ def _collect(env: AllSeatsEnv, net: _Net, frozen: Policy, state: list[np.ndarray
             actions[others] = decide(env.engine, others, [frozen],
                                      np.zeros(others.size, dtype=np.int64))
         ours = np.flatnonzero(learner)
+        if buf.teach is not None:
+            buf.teach[t] = -1
         if ours.size:
+            teach = None
+            if teacher is not None and buf.teach is not None:
+                buf.teach[t, ours] = decide(env.engine, ours, [teacher],
+                                            np.zeros(ours.size, dtype=np.int64))
+                teach = torch.as_tensor(buf.teach[t, ours])
             with torch.no_grad():
-                a, logp, _, v = net(torch.as_tensor(obs[ours]), torch.as_tensor(mask[ours]))
+                a, logp, _, v = net(torch.as_tensor(obs[ours]), torch.as_tensor(mask[ours]),
+                                    teach=teach)
             actions[ours] = a.numpy()
             buf.logp[t, ours], buf.val[t, ours] = logp.numpy(), v.numpy()
         buf.obs[t], buf.mask[t], buf.seat[t], buf.act[t], buf.mine[t] = (
@@ -216,7 +241,9 @@ def _update(net: _Net, opt: torch.optim.Optimizer, ppo: Ppo, rng: np.random.Gene
         rng.shuffle(order)
         for lo in range(0, n, size):
             mb = torch.as_tensor(order[lo:lo + size])
-            _, logp, entropy, value = net(data["obs"][mb], data["mask"][mb], data["act"][mb])
+            teach = data["teach"][mb] if "teach" in data else None
+            _, logp, entropy, value = net(data["obs"][mb], data["mask"][mb], data["act"][mb],
+                                          teach)
             ratio = (logp - data["logp"][mb]).exp()
             adv = data["adv"][mb]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(mb) > 1 else adv
@@ -243,6 +270,8 @@ def _learn(env: AllSeatsEnv, net: _Net, opt: torch.optim.Optimizer, ppo: Ppo,
     data = {"obs": flat(buf.obs), "mask": flat(buf.mask), "act": flat(buf.act),
             "logp": flat(buf.logp), "adv": flat(adv.astype(np.float32))}
     data["ret"] = data["adv"] + flat(buf.val)
+    if buf.teach is not None:
+        data["teach"] = flat(buf.teach)
     _update(net, opt, ppo, rng, data)
     return int(rows.sum())
 
@@ -265,31 +294,53 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(threads[1])
 
 
+def _teacher_seed(seed: int) -> int:
+    """The teacher's seed in training, derived from ``seed`` (not the agents' or deals')."""
+    return int(np.random.SeedSequence([seed, 43]).generate_state(1)[0])
+
+
+def _build_teacher(teacher: str | Policy | None, seed: int, game: str, env: AllSeatsEnv | None
+                   ) -> Policy | None:
+    """The teacher as a policy (None: none), checked to fit ``env`` when given; an unknown
+    spec or an agent of another game is one ``ValueError``."""
+    if teacher is None:
+        return None
+    policy = build_agent(teacher, seed=_teacher_seed(seed), game=game)
+    if env is not None:
+        check_policy_fits(policy, env.game, env.num_players, env.obs_size, role="teacher")
+    return policy
+
+
 def train_exploiter(frozen: Policy, env: AllSeatsEnv, *, minutes: float | None,
                     decisions: int | None, seat: int | None = None, seed: int = 0,
-                    ppo: Ppo | None = None, log: TextIO | None = None
-                    ) -> tuple[_Net, dict[str, Any]]:
+                    ppo: Ppo | None = None, log: TextIO | None = None,
+                    teacher: str | Policy | None = None) -> tuple[_Net, dict[str, Any]]:
     """Train the learner against ``frozen`` on ``env`` until the budget is spent; returns
-    the network and what was used (seconds, learner decisions, updates)."""
+    the network and what was used (seconds, learner decisions, updates). ``teacher``: the
+    learner's policy starts as this agent's moves (their logit plus
+    :attr:`Ppo.teacher_bonus`)."""
     ppo = ppo or Ppo()
+    teach = _build_teacher(teacher, seed, env.game, env)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = _Net(env.obs_size, env.num_actions, ppo.hidden)
+    net = _Net(env.obs_size, env.num_actions, ppo.hidden,
+               ppo.teacher_bonus if teach is not None else 0.0)
     opt = torch.optim.Adam(net.parameters(), lr=ppo.lr, eps=1e-5)
     mine = _learner_seats(env, seat)
     deals = int(np.random.SeedSequence([seed, 41]).generate_state(1)[0])  # not the eval's
     obs, mask, seat_now, _ = env.reset(seed=deals)
-    warm = env.engine.copy()  # the agent's kernels compiled before the clock starts, on a
-    decide(warm, np.arange(env.num_envs), [frozen],  # copy: the training games are untouched
-           np.zeros(env.num_envs, dtype=np.int64))
-    buf = _Rollout.empty(ppo.steps, env)
+    warm = env.engine.copy()  # the agents' kernels compiled before the clock starts, on a
+    for policy in [frozen] + ([teach] if teach is not None else []):  # copy: the training
+        decide(warm, np.arange(env.num_envs), [policy],  # games are untouched
+               np.zeros(env.num_envs, dtype=np.int64))
+    buf = _Rollout.empty(ppo.steps, env, teacher=teach is not None)
     state = [obs, mask, seat_now]
     clock = WallClock(minutes or 0, clock=time.perf_counter)  # 0: no limit
     used, updates, scale = 0, 0, 0.0
     while not clock.over() and (decisions is None or used < decisions):
         spent = clock.elapsed() / (60 * minutes) if minutes else used / (decisions or 1)
         opt.param_groups[0]["lr"] = ppo.lr * max(0.05, 1.0 - spent)
-        _collect(env, net, frozen, state, mine, buf)
+        _collect(env, net, frozen, state, mine, buf, teach)
         paid = buf.rew[buf.rew != 0]
         if not scale and paid.size:  # the rewards' scale, from the first round ends paid
             scale = float(max(1.0, np.abs(paid).mean()))
@@ -324,6 +375,8 @@ class BestResponseResult:
     evaluation: Any = dataclasses.field(repr=False, default=None)
     settings: dict[str, Any] = dataclasses.field(default_factory=dict)
     date: str | None = None
+    #: the agent whose moves the exploiter started from (None: learned from scratch)
+    teacher: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The result as plain JSON values (``--json``), with the evaluation's own."""
@@ -341,8 +394,10 @@ class BestResponseResult:
             f", preset {self.preset}" if self.preset else "") + (
             f", the agent at seat {self.seat}'s side only" if self.seat is not None else "")
         lo, hi = self.ci95
+        start = ("from scratch" if self.teacher is None else
+                 f"from {self.teacher}'s moves (bonus {self.settings.get('teacher_bonus')})")
         return "\n".join([
-            f"learned best response to {self.agent} ({where})",
+            f"learned best response to {self.agent} ({where}), {start}",
             f"trained {self.used['seconds'] / 60:.1f} min on {self.used['decisions']:,} learner "
             f"decisions ({self.used['updates']} updates; budget {limit})",
             f"saved {self.exploiter} (play it as {PREFIX}{self.exploiter})",
@@ -417,10 +472,12 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
                   minutes: float | None = None, decisions: int | None = None,
                   rounds: int = 2000, seed: int = 0, save: str | Path | None = None,
                   address: str | None = None, batch: int = 4096, progress: bool = False,
-                  ppo: Ppo | None = None, **rules: Any) -> BestResponseResult:
+                  ppo: Ppo | None = None, teacher: str | Policy | None = None,
+                  **rules: Any) -> BestResponseResult:
     """Train an exploiter of the frozen ``agent`` (a spec), save it and measure its gain
     on ``rounds`` fresh duplicate rounds of ``seed`` (module docstring). ``address``:
-    the evaluation on Ray (``local``, ``local:N``, ``auto``, ``HOST:PORT``)."""
+    the evaluation on Ray (``local``, ``local:N``, ``auto``, ``HOST:PORT``); ``teacher``:
+    an agent whose moves the exploiter starts from (default none: from scratch)."""
     minutes, decisions = check_budget(minutes, decisions)
     if address is not None:
         if seat is not None:
@@ -434,6 +491,7 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
         _check_seat(seat, players if players is not None else game_info(game).players[0])
     ppo = ppo or Ppo()
     frozen = build_agent(agent, seed=seed, game=game)  # an unknown spec fails before compiling
+    teach = _build_teacher(teacher, seed, game, None)
     options = {"preset": preset} if preset is not None else {}
     env = AllSeatsEnv(game, num_envs=ppo.envs, players=players, reward="diff",
                       episode="round", **options, **rules)
@@ -442,12 +500,14 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
     log = sys.stderr if progress else None
     with _one_thread():
         net, used = train_exploiter(frozen, env, minutes=minutes, decisions=decisions,
-                                    seat=seat, seed=seed, ppo=ppo, log=log)
+                                    seat=seat, seed=seed, ppo=ppo, log=log, teacher=teach)
     path = Path(save) if save is not None else default_save_path(agent_label(agent), env.game)
     header = {"game": env.game, "players": env.num_players, "observation_size": env.obs_size,
               "num_actions": env.num_actions, "agent": agent_label(agent), "preset": preset,
               "rules": rules, "seat": seat, "seed": seed, "used": used,
               "settings": dataclasses.asdict(ppo), "date": utc_now()}
+    if teacher is not None:  # the exploiter plays with the teacher (agents.learned.exploiter)
+        header.update(teacher=agent_label(teacher), teacher_bonus=ppo.teacher_bonus)
     save_exploiter(path, net.layers(), header)
     spec = f"{PREFIX}{path.resolve()}"
     res = None
@@ -463,7 +523,7 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
     return BestResponseResult(
         agent_label(agent), env.game, env.num_players, preset, dict(rules), seat, seed,
         {"minutes": minutes, "decisions": decisions}, used, str(path), gain, ci, played, res,
-        dataclasses.asdict(ppo), utc_now())
+        dataclasses.asdict(ppo), utc_now(), agent_label(teacher) if teacher is not None else None)
 
 
 def _duplicate_gain(spec: str, agent: str | Policy, address: str | None, **kwargs: Any) -> Any:

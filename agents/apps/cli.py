@@ -270,6 +270,9 @@ def _add_best_response(sub: Any) -> None:
                     help="the agent plays only seat S's side, the exploiter the others (as "
                     "in pasur exploitability --seat; each deal played once); default: the "
                     "sides alternate, duplicate deals")
+    br.add_argument("--teacher", metavar="SPEC", default=None,
+                    help="start from this agent's moves: the exploiter plays them until "
+                    "deviating pays; default none: learn from scratch")
     _add_rules(br)
     _add_budget(br)
     add_rounds(br, 2000, "to measure the exploiter on")
@@ -527,7 +530,8 @@ def _best_response(args: argparse.Namespace) -> int:
         minutes=args.minutes, decisions=args.decisions, rounds=rounds, seed=args.seed,
         save=args.save, address=args.address, batch=args.batch,
         progress=progress_on(args.progress),
-        ppo=module.Ppo(envs=args.envs, hidden=args.hidden, lr=args.lr), **_rules(args.rule))
+        ppo=module.Ppo(envs=args.envs, hidden=args.hidden, lr=args.lr), teacher=args.teacher,
+        **_rules(args.rule))
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)
