@@ -270,9 +270,6 @@ def _add_best_response(sub: Any) -> None:
                     help="the agent plays only seat S's side, the exploiter the others (as "
                     "in pasur exploitability --seat; each deal played once); default: the "
                     "sides alternate, duplicate deals")
-    br.add_argument("--teacher", metavar="SPEC", default=None,
-                    help="start from this agent's moves: the exploiter plays them until "
-                    "deviating pays; default none: learn from scratch")
     _add_rules(br)
     _add_budget(br)
     add_rounds(br, 2000, "to measure the exploiter on")
@@ -295,8 +292,11 @@ def _add_best_response(sub: Any) -> None:
 
 
 def _add_budget(p: argparse.ArgumentParser) -> None:
-    """``--minutes`` or ``--decisions``: the training budget of a learned best response
-    (``pasur best-response``, ``pasur ladder best-response``)."""
+    """``--teacher`` and ``--minutes`` or ``--decisions``: how a learned best response is
+    trained (``pasur best-response``, ``pasur ladder best-response``)."""
+    p.add_argument("--teacher", metavar="SPEC", default=None,
+                   help="start from this agent's moves: the exploiter plays them until "
+                   "deviating pays; default none: learn from scratch")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--minutes", type=float, default=None, metavar="N",
                         help="training budget in minutes of wall time (default 5)")
@@ -785,7 +785,8 @@ def _ladder_best_response(args: argparse.Namespace) -> int:
 
     lad = Ladder.load(args.ladder)
     if args.results:
-        given = [flag for flag in ("--minutes", "--decisions", "--rounds", "--member")
+        given = [flag for flag in ("--minutes", "--decisions", "--rounds", "--member",
+                                   "--teacher")
                  if getattr(args, flag[2:]) is not None]
         if given:
             raise ValueError(f"--from records saved results: {', '.join(given)} do not apply")
@@ -795,6 +796,7 @@ def _ladder_best_response(args: argparse.Namespace) -> int:
         rounds = whole_deals("--rounds", args.rounds, 2000, len(seatings(lad.players)))
         labels = lad.fill_best_response(args.member, minutes=args.minutes,
                                         decisions=args.decisions, rounds=rounds,
+                                        teacher=args.teacher,
                                         progress=progress_on(args.progress),
                                         done=lambda _: lad.save())
         what = "trained a learned best response"

@@ -126,17 +126,20 @@ def _exploitability_json(res: Any) -> dict[str, Any]:
 def _best_response_json(data: dict[str, Any]) -> dict[str, Any]:
     """The entry of a best-response result (its ``to_json()`` dict) kept in a member,
     as plain JSON values (what the file will read back)."""
-    return json.loads(json.dumps({k: data[k] for k in _BR_FIELDS}))
+    kept = {k: data[k] for k in _BR_FIELDS}
+    kept["teacher"] = data.get("teacher")  # None: learned from scratch (or an older result)
+    return json.loads(json.dumps(kept))
 
 
 def _best_response_cell(e: dict[str, Any] | None) -> str:
     """A member's learned best response in the ratings: its gain, 95% interval and the
-    learner decisions it trained on (– when it has none)."""
+    learner decisions it trained on and its teacher, if any (– when it has none)."""
     if e is None:
         return "–"
     lo, hi = e["ci95"]
+    teacher = f", from {e['teacher']}" if e.get("teacher") else ""
     return (f"{e['gain']:+.2f} [{lo:+.2f}, {hi:+.2f}] "
-            f"({int(e['used']['decisions']):,} dec.)")
+            f"({int(e['used']['decisions']):,} dec.{teacher})")
 
 
 def _best_response_settings(e: dict[str, Any] | None) -> str:
@@ -251,7 +254,7 @@ class LadderResult(TournamentResult):
         if self.has_best_response():
             text += ("; learned BR gain: the mean point difference per round of an exploiter "
                      "trained against the member (pasur best-response; its learner decisions "
-                     "in parentheses), a lower bound on its exploitability (– none)")
+                     "and teacher in parentheses), a lower bound on its exploitability (– none)")
         return text
 
 
@@ -588,14 +591,16 @@ class Ladder:
 
     def fill_best_response(self, labels: Sequence[str] | None = None, *,
                            minutes: float | None = None, decisions: int | None = None,
-                           rounds: int = 2000, progress: bool = False,
+                           rounds: int = 2000, teacher: str | None = None,
+                           progress: bool = False,
                            save_dir: str | Path | None = None,
                            train: Callable[..., Any] | None = None,
                            done: Callable[[Member], None] | None = None) -> list[str]:
         """Train a learned best response to each member of ``labels`` (default: every
         member that has none) with ``train.best_response.best_response`` on the ladder's
         game, rules and seed, ``rounds`` duplicate rounds, the budget ``minutes`` or
-        ``decisions``, and record it; returns their labels. The exploiters are saved in
+        ``decisions``, the exploiter starting from ``teacher``'s moves when given, and
+        record it; returns their labels. The exploiters are saved in
         ``save_dir`` (default the folder ``<ladder>.best_response`` next to the file).
         ``train`` stands in for the training function; ``done(member)`` is called after
         each member (e.g. to save the file: a long run keeps what it finished)."""
@@ -613,7 +618,7 @@ class Ladder:
             safe = "".join(c if c.isalnum() or c in "-_@=" else "_" for c in m.label)
             res = train(m.spec, game=self.game, players=self.players, preset=self.preset,
                         minutes=minutes, decisions=decisions, rounds=rounds, seed=self.seed,
-                        batch=self.batch, progress=progress,
+                        batch=self.batch, progress=progress, teacher=teacher,
                         save=Path(save_dir) / f"{safe.strip('_') or 'agent'}.npz",
                         **self.rule_flags)
             self.record_best_response([res.to_json()], [f"the best response to {m.label!r}"])
