@@ -296,7 +296,9 @@ def test_a_recorded_best_response_shows_the_column(two: Ladder, greedy_br: dict,
     assert "recorded the learned best response of 1 member(s)" in capsys.readouterr().out
     entry = json.loads(two.path.read_text())["members"][1]["learned_best_response"]
     assert entry == {k: greedy_br[k] for k in ("gain", "ci95", "rounds", "budget", "used",
-                                               "seed", "exploiter", "date", "library")}
+                                               "seed", "exploiter", "date", "library",
+                                               "teacher")}
+    assert entry["teacher"] is None  # learned from scratch
     assert entry["budget"] == {"minutes": None, "decisions": 64}
     md, js = tmp_path / "l.md", tmp_path / "l.json"
     assert main(["ladder", "show", "--ladder", str(two.path), "--bootstrap", "5",
@@ -389,11 +391,15 @@ def test_ladder_best_response_trains_and_records(two: Ladder, tmp_path: Path, ca
     assert Path(entry["exploiter"]).exists() and entry["library"]["version"]
     lo, hi = entry["ci95"]
     assert lo <= entry["gain"] <= hi
-    assert main(["ladder", "best-response", "--ladder", str(two.path), *flags]) == 0
-    assert "of 1 member(s)" in capsys.readouterr().out
+    assert main(["ladder", "best-response", "--ladder", str(two.path), "--teacher", "greedy",
+                 *flags]) == 0
+    out = capsys.readouterr().out
+    assert "of 1 member(s)" in out and "from greedy)" in out
     lad = Ladder.load(two.path)
     assert lad.members[1].learned_best_response == entry  # kept, not trained again
+    assert entry["teacher"] is None
     assert lad.members[0].learned_best_response["rounds"] == 20
+    assert lad.members[0].learned_best_response["teacher"] == "greedy"
     assert main(["ladder", "best-response", "--ladder", str(two.path), "--member", "ghost",
                  *flags]) == 2
     assert "'ghost' is not a member of the ladder" in capsys.readouterr().err
