@@ -8,7 +8,7 @@ PYTEST_JOBS ?= 2
 
 .PHONY: venv test lint demo bench train train-long train-ppo train-ppo-long serve chromium \
 	test-browser test-openspiel rllib test-rllib train-rllib test-marl test-lowest \
-	test-wheel dist clean ladder
+	test-wheel dist clean ladder ladder-best-response
 
 venv: $(VENV)/.installed-dev
 
@@ -64,6 +64,14 @@ ladder: venv
 	$(LADD) net --ladder $(LADDERS)/persian_rummy.json --rounds 400
 	$(LADD) rollout --ladder $(LADDERS)/persian_rummy.json --rounds 200
 	$(LADD) ismcts --ladder $(LADDERS)/persian_rummy.json --rounds 100
+	$(BIN)/python -m agents.evaluation.ladder render docs/leaderboard.md
+
+# The ladders' learned-best-response column (docs/exploitability.md): an exploiter of each
+# member, from net's moves, 5 minutes of training each (about an hour for both ladders).
+ladder-best-response: venv
+	for g in pasur persian_rummy; do \
+	  $(BIN)/pasur ladder best-response --ladder $(LADDERS)/$$g.json --teacher net --minutes 5 \
+	  --no-progress || exit 1; done
 	$(BIN)/python -m agents.evaluation.ladder render docs/leaderboard.md
 
 demo: venv
