@@ -151,6 +151,37 @@ def test_an_exploiter_starts_as_its_teacher(tmp_path: Path) -> None:
     np.testing.assert_array_equal(mine.group_diff_sum, greedy.group_diff_sum)
 
 
+def test_training_that_loses_to_its_teacher_is_not_kept(tmp_path: Path) -> None:
+    """The validation deals choose: a network that plays worse than its teacher (here one
+    trained 300 decisions from scratch, its file then naming ``greedy`` as its teacher
+    with no bonus) is replaced by the teacher's moves alone, on deals of a seed the
+    evaluation does not use, and the choice is recorded in the file and the result."""
+    from agents.evaluation.match import evaluate
+    from train.best_response import Ppo, best_response, keep_the_better, validation_seed
+
+    path = tmp_path / "br.npz"
+    best_response("random", decisions=300, preset="mini", rounds=8, seed=5,
+                  ppo=Ppo(envs=8, hidden=16), save=path)
+    layers, header = read_exploiter(path)
+    header.update(teacher="greedy", teacher_bonus=3.0)
+    spec = f"br:{path}"
+    choice = keep_the_better(spec, "greedy", "random", path, layers, header, rounds=400,
+                             seed=5, batch=4096, game="pasur", players=2, seat=None,
+                             sides=np.array([0, 1]), preset="mini")
+    assert choice["seed"] == validation_seed(5) != 5 and choice["rounds"] == 400
+    assert choice["kept"] == "teacher" and choice["teacher"] > choice["trained"], choice
+    layers, header = read_exploiter(path)
+    assert not layers[-1][0].any() and header["selection"] == choice
+    kwargs = dict(rounds=200, seed=11, preset="mini", progress=False)
+    mine, greedy = evaluate(spec, "random", **kwargs), evaluate("greedy", "random", **kwargs)
+    np.testing.assert_array_equal(mine.group_diff_sum, greedy.group_diff_sum)
+    res = best_response("random", teacher="greedy", decisions=300, preset="mini", rounds=8,
+                        seed=5, ppo=Ppo(envs=8, hidden=16), save=tmp_path / "b2.npz")
+    assert res.selection is not None and res.selection["kept"] in ("trained", "teacher")
+    assert "validation rounds" in res.summary()
+    assert res.to_json()["selection"] == res.selection
+
+
 def test_address_without_ray_is_one_line_before_training(tmp_path: Path, monkeypatch,
                                                           capsys) -> None:
     if importlib.util.find_spec("ray") is not None:

@@ -297,7 +297,7 @@ def test_a_recorded_best_response_shows_the_column(two: Ladder, greedy_br: dict,
     entry = json.loads(two.path.read_text())["members"][1]["learned_best_response"]
     assert entry == {k: greedy_br[k] for k in ("gain", "ci95", "rounds", "budget", "used",
                                                "seed", "exploiter", "date", "library",
-                                               "teacher")}
+                                               "teacher", "selection")}
     assert entry["teacher"] is None  # learned from scratch
     assert entry["budget"] == {"minutes": None, "decisions": 64}
     md, js = tmp_path / "l.md", tmp_path / "l.json"

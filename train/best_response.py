@@ -80,6 +80,7 @@ class Ppo:
     gae_lambda: float = 0.95  # lambda of the advantages (no discount within a round)
     max_grad_norm: float = 0.5  # the gradients' norm is clipped to this
     teacher_bonus: float = 3.0  # added to the teacher's action's logit (with a teacher)
+    select_rounds: int = 1000  # validation rounds choosing trained vs teacher (0: keep trained)
 
 
 class _Net(nn.Module):
@@ -377,6 +378,9 @@ class BestResponseResult:
     date: str | None = None
     #: the agent whose moves the exploiter started from (None: learned from scratch)
     teacher: str | None = None
+    #: with a teacher: the trained exploiter and the teacher alone on validation deals,
+    #: and which one was kept (:func:`keep_the_better`)
+    selection: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The result as plain JSON values (``--json``), with the evaluation's own."""
@@ -401,6 +405,7 @@ class BestResponseResult:
             f"trained {self.used['seconds'] / 60:.1f} min on {self.used['decisions']:,} learner "
             f"decisions ({self.used['updates']} updates; budget {limit})",
             f"saved {self.exploiter} (play it as {PREFIX}{self.exploiter})",
+            *self._selection_lines(),
             f"gain on {self.rounds:,} fresh " + ("duplicate rounds" if self.seat is None else
                                                  f"deals, the agent at seat {self.seat}")
             + f" (seed {self.seed}): "
@@ -408,6 +413,17 @@ class BestResponseResult:
             "a lower bound on the agent's exploitability (the exact best response's gain; "
             "with 2 players NashConv / 2, docs/exploitability.md)",
         ])
+
+
+    def _selection_lines(self) -> list[str]:
+        """What the validation deals chose, with a teacher (none without one)."""
+        c = self.selection
+        if not c:
+            return []
+        kept = ("the trained network" if c["kept"] == "trained"
+                else f"{self.teacher}'s moves alone (training did not beat them)")
+        return [f"kept {kept}: on {c['rounds']:,} validation rounds the trained exploiter "
+                f"gained {c['trained']:+.4f}, {self.teacher} alone {c['teacher']:+.4f}"]
 
 
 def default_save_path(agent: str, game: str) -> Path:
@@ -510,6 +526,12 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
         header.update(teacher=agent_label(teacher), teacher_bonus=ppo.teacher_bonus)
     save_exploiter(path, net.layers(), header)
     spec = f"{PREFIX}{path.resolve()}"
+    selection = None
+    if teach is not None and ppo.select_rounds > 0:
+        selection = keep_the_better(spec, teacher, agent, path, net.layers(), header,
+                                    rounds=ppo.select_rounds, seed=seed, batch=batch,
+                                    game=env.game, players=env.num_players, seat=seat,
+                                    sides=env.sides, preset=preset, **rules)
     res = None
     if seat is not None:
         gain, ci, played = seat_gain(spec, agent, game=env.game, sides=env.sides, seat=seat,
@@ -523,7 +545,47 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
     return BestResponseResult(
         agent_label(agent), env.game, env.num_players, preset, dict(rules), seat, seed,
         {"minutes": minutes, "decisions": decisions}, used, str(path), gain, ci, played, res,
-        dataclasses.asdict(ppo), utc_now(), agent_label(teacher) if teacher is not None else None)
+        dataclasses.asdict(ppo), utc_now(), agent_label(teacher) if teacher is not None else None,
+        selection)
+
+
+def validation_seed(seed: int) -> int:
+    """The deals that choose between the trained exploiter and its teacher: derived from
+    ``seed``, neither the training's nor the evaluation's."""
+    return int(np.random.SeedSequence([seed, 43]).generate_state(1)[0])
+
+
+def keep_the_better(spec: str, teacher: str | Policy, agent: str | Policy, path: Path,
+                    layers: list[tuple[np.ndarray, np.ndarray]], header: dict[str, Any], *,
+                    rounds: int, seed: int, batch: int, game: str, players: int,
+                    seat: int | None, sides: np.ndarray, preset: str | None,
+                    **rules: Any) -> dict[str, Any]:
+    """Play the trained exploiter ``spec`` and its teacher alone against ``agent`` on
+    ``rounds`` validation deals (:func:`validation_seed`); when the teacher does at least
+    as well, the file at ``path`` is saved again with the network's last layer zeroed, so
+    the exploiter plays exactly the teacher's moves. Training can lose to its start
+    (a short budget, noisy advantages): the bound then stays the teacher's, and the
+    choice is made on deals the final evaluation never sees. Returns both gains and
+    the choice."""
+    val = validation_seed(seed)
+
+    def gain(who: str | Policy) -> float:
+        if seat is not None:
+            return seat_gain(who, agent, game=game, sides=sides, seat=seat, rounds=rounds,
+                             seed=val, batch=batch, preset=preset, **rules)[0]
+        return float(evaluate(who, agent, rounds=rounds, players=players, seed=val,
+                              batch=batch, progress=False, preset=preset, game=game,
+                              **rules).mean_point_diff)
+
+    trained, alone = gain(spec), gain(teacher)
+    kept = "trained" if trained > alone else "teacher"
+    choice = {"rounds": rounds, "seed": val, "trained": trained, "teacher": alone,
+              "kept": kept}
+    if kept == "teacher":
+        *body, (w, b) = layers
+        save_exploiter(path, [*body, (np.zeros_like(w), np.zeros_like(b))],
+                       {**header, "selection": choice})
+    return choice
 
 
 def _duplicate_gain(spec: str, agent: str | Policy, address: str | None, **kwargs: Any) -> Any:

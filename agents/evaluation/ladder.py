@@ -128,6 +128,7 @@ def _best_response_json(data: dict[str, Any]) -> dict[str, Any]:
     as plain JSON values (what the file will read back)."""
     kept = {k: data[k] for k in _BR_FIELDS}
     kept["teacher"] = data.get("teacher")  # None: learned from scratch (or an older result)
+    kept["selection"] = data.get("selection")  # trained vs the teacher alone, on validation
     return json.loads(json.dumps(kept))
 
 
