@@ -270,6 +270,15 @@ def ppo_update(agent, optimizer, args: Args, rng, b_obs, b_mask, b_act, b_logp, 
     return entropy, approx_kl
 
 
+def annealed_lr(args: Args, update: int, num_updates: int, start: float) -> float:
+    """The learning rate decreased linearly to 0 over the updates, or over the time limit
+    when there is one and it runs out first."""
+    done = (update - 1.0) / num_updates
+    if args.time_limit is not None:
+        done = max(done, (time.time() - start) / args.time_limit)
+    return args.learning_rate * max(1.0 - done, 0.0)
+
+
 def main(args: Args):
     if args.torch_threads is not None:
         torch.set_num_threads(args.torch_threads)
@@ -303,11 +312,8 @@ def main(args: Args):
     potential = seat_potential(env, points) if args.shaping else None
     start, curve = time.time(), []
     for update in range(1, num_updates + 1):
-        if args.anneal_lr:  # over the updates, or over the time limit when there is one
-            done = (update - 1.0) / num_updates
-            if args.time_limit is not None:
-                done = max(done, (time.time() - start) / args.time_limit)
-            optimizer.param_groups[0]["lr"] = args.learning_rate * max(1.0 - done, 0.0)
+        if args.anneal_lr:
+            optimizer.param_groups[0]["lr"] = annealed_lr(args, update, num_updates, start)
         for t in range(T):  # rollout: the one network answers for every game's mover
             obs_buf[t], mask_buf[t], seat_buf[t] = torch.as_tensor(obs), torch.as_tensor(mask), seat
             with torch.no_grad():
