@@ -49,7 +49,7 @@ from agents.evaluation.match import duplicate_engine, evaluate, setup
 from agents.evaluation.results import SCHEMA, library_info, utc_now
 from agents.evaluation.stats import mean_ci
 from agents.games import derived_seeds
-from agents.learned.exploiter import PREFIX, save_exploiter
+from agents.learned.exploiter import PREFIX, file_stem, save_exploiter
 from agents.registry import agent_label, build_agent
 from pasur_env import AllSeatsEnv
 from pasur_env.core.loop import decide, play
@@ -295,9 +295,15 @@ def _one_thread() -> Iterator[None]:
         torch.set_num_threads(threads[1])
 
 
-def _teacher_seed(seed: int) -> int:
-    """The teacher's seed in training, derived from ``seed`` (not the agents' or deals')."""
-    return int(np.random.SeedSequence([seed, 43]).generate_state(1)[0])
+#: the tags of the seeds a run derives from ``--seed``: the training deals, the teacher
+#: (an agent's seed) and the validation deals (a deal seed: the same tag, another use)
+_TRAINING_DEALS, _TEACHER, _VALIDATION_DEALS = 41, 43, 43
+
+
+def _derived_seed(seed: int, tag: int) -> int:
+    """A seed derived from ``seed`` for one use of the run (the ``_...`` tags above),
+    independent of the evaluation's deals and agents (which use ``seed`` itself)."""
+    return int(np.random.SeedSequence([seed, tag]).generate_state(1)[0])
 
 
 def _build_teacher(teacher: str | Policy | None, seed: int, game: str, env: AllSeatsEnv | None
@@ -306,7 +312,7 @@ def _build_teacher(teacher: str | Policy | None, seed: int, game: str, env: AllS
     spec or an agent of another game is one ``ValueError``."""
     if teacher is None:
         return None
-    policy = build_agent(teacher, seed=_teacher_seed(seed), game=game)
+    policy = build_agent(teacher, seed=_derived_seed(seed, _TEACHER), game=game)
     if env is not None:
         check_policy_fits(policy, env.game, env.num_players, env.obs_size, role="teacher")
     return policy
@@ -328,8 +334,7 @@ def train_exploiter(frozen: Policy, env: AllSeatsEnv, *, minutes: float | None,
                ppo.teacher_bonus if teach is not None else 0.0)
     opt = torch.optim.Adam(net.parameters(), lr=ppo.lr, eps=1e-5)
     mine = _learner_seats(env, seat)
-    deals = int(np.random.SeedSequence([seed, 41]).generate_state(1)[0])  # not the eval's
-    obs, mask, seat_now, _ = env.reset(seed=deals)
+    obs, mask, seat_now, _ = env.reset(seed=_derived_seed(seed, _TRAINING_DEALS))
     warm = env.engine.copy()  # the agents' kernels compiled before the clock starts, on a
     for policy in [frozen] + ([teach] if teach is not None else []):  # copy: the training
         decide(warm, np.arange(env.num_envs), [policy],  # games are untouched
@@ -414,7 +419,6 @@ class BestResponseResult:
             "with 2 players NashConv / 2, docs/exploitability.md)",
         ])
 
-
     def _selection_lines(self) -> list[str]:
         """What the validation deals chose, with a teacher (none without one)."""
         c = self.selection
@@ -428,8 +432,7 @@ class BestResponseResult:
 
 def default_save_path(agent: str, game: str) -> Path:
     """``runs/best_response/<agent>_<game>.npz``, the agent's spec made a file name."""
-    safe = "".join(c if c.isalnum() or c in "-_@=" else "_" for c in agent).strip("_")
-    return Path("runs") / "best_response" / f"{safe or 'agent'}_{game}.npz"
+    return Path("runs") / "best_response" / f"{file_stem(agent)}_{game}.npz"
 
 
 def seat_gain(exploiter: str, agent: str | Policy, *, game: str, sides: np.ndarray, seat: int,
@@ -532,16 +535,10 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
                                     rounds=ppo.select_rounds, seed=seed, batch=batch,
                                     game=env.game, players=env.num_players, seat=seat,
                                     sides=env.sides, preset=preset, **rules)
-    res = None
-    if seat is not None:
-        gain, ci, played = seat_gain(spec, agent, game=env.game, sides=env.sides, seat=seat,
-                                     rounds=rounds, seed=seed, batch=batch, preset=preset,
-                                     **rules)
-    else:
-        res = _duplicate_gain(spec, agent, address, rounds=rounds, players=env.num_players,
-                              seed=seed, batch=batch, progress=progress, preset=preset,
-                              game=env.game, **rules)
-        gain, ci, played = res.mean_point_diff, tuple(res.ci95), res.rounds
+    gain, ci, played, res = measure_gain(
+        spec, agent, seat=seat, sides=env.sides, rounds=rounds, seed=seed, batch=batch,
+        game=env.game, players=env.num_players, preset=preset, address=address,
+        progress=progress, **rules)
     return BestResponseResult(
         agent_label(agent), env.game, env.num_players, preset, dict(rules), seat, seed,
         {"minutes": minutes, "decisions": decisions}, used, str(path), gain, ci, played, res,
@@ -552,7 +549,7 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
 def validation_seed(seed: int) -> int:
     """The deals that choose between the trained exploiter and its teacher: derived from
     ``seed``, neither the training's nor the evaluation's."""
-    return int(np.random.SeedSequence([seed, 43]).generate_state(1)[0])
+    return _derived_seed(seed, _VALIDATION_DEALS)
 
 
 def keep_the_better(spec: str, teacher: str | Policy, agent: str | Policy, path: Path,
@@ -568,16 +565,9 @@ def keep_the_better(spec: str, teacher: str | Policy, agent: str | Policy, path:
     choice is made on deals the final evaluation never sees. Returns both gains and
     the choice."""
     val = validation_seed(seed)
-
-    def gain(who: str | Policy) -> float:
-        if seat is not None:
-            return seat_gain(who, agent, game=game, sides=sides, seat=seat, rounds=rounds,
-                             seed=val, batch=batch, preset=preset, **rules)[0]
-        return float(evaluate(who, agent, rounds=rounds, players=players, seed=val,
-                              batch=batch, progress=False, preset=preset, game=game,
-                              **rules).mean_point_diff)
-
-    trained, alone = gain(spec), gain(teacher)
+    trained, alone = (measure_gain(who, agent, seat=seat, sides=sides, rounds=rounds, seed=val,
+                                   batch=batch, game=game, players=players, preset=preset,
+                                   **rules)[0] for who in (spec, teacher))
     kept = "trained" if trained > alone else "teacher"
     choice = {"rounds": rounds, "seed": val, "trained": trained, "teacher": alone,
               "kept": kept}
@@ -588,14 +578,28 @@ def keep_the_better(spec: str, teacher: str | Policy, agent: str | Policy, path:
     return choice
 
 
-def _duplicate_gain(spec: str, agent: str | Policy, address: str | None, **kwargs: Any) -> Any:
-    """The exploiter against the agent on duplicate deals, here or on Ray (``address``)."""
+def measure_gain(who: str | Policy, agent: str | Policy, *, seat: int | None,
+                 sides: np.ndarray, rounds: int, seed: int, batch: int, game: str,
+                 players: int, preset: str | None, address: str | None = None,
+                 progress: bool = False, **rules: Any
+                 ) -> tuple[float, tuple[float, float], int, Any]:
+    """``who``'s mean point difference per round against ``agent`` on ``rounds`` deals of
+    ``seed``: ``(gain, ci95, rounds, evaluation)``. Duplicate deals (the evaluation's
+    result, here or on Ray with ``address``), or with ``seat`` the agent at that seat's
+    side only (:func:`seat_gain`; no evaluation result)."""
+    if seat is not None:
+        return (*seat_gain(who, agent, game=game, sides=sides, seat=seat, rounds=rounds,
+                           seed=seed, batch=batch, preset=preset, **rules), None)
+    kwargs = dict(rounds=rounds, players=players, seed=seed, batch=batch, progress=progress,
+                  preset=preset, game=game, **rules)
     if address is None:
-        return evaluate(spec, agent, **kwargs)
-    from agents.evaluation import distributed as ray
+        res = evaluate(who, agent, **kwargs)
+    else:
+        from agents.evaluation import distributed as ray
 
-    with ray.ray_session(*ray.parse_address(address)):
-        return ray.evaluate_on_ray(spec, agent, shard_rounds=ray.SHARD_ROUNDS, **kwargs)
+        with ray.ray_session(*ray.parse_address(address)):
+            res = ray.evaluate_on_ray(who, agent, shard_rounds=ray.SHARD_ROUNDS, **kwargs)
+    return res.mean_point_diff, tuple(res.ci95), res.rounds, res
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -57,6 +57,7 @@ import numpy as np
 from agents.evaluation.match import check_agents, evaluate, seatings, setup
 from agents.evaluation.results import EvalResult, json_number
 from agents.evaluation.tournament import PairRunner, TournamentResult, fit_tournament
+from agents.learned.exploiter import file_stem
 from agents.registry import agent_label, agent_provenance, build_agent
 from pasur_env.games import game_info
 
@@ -616,11 +617,10 @@ class Ladder:
             base = self.path if self.path is not None else Path("ladder.json")
             save_dir = base.with_name(base.stem + ".best_response")
         for m in todo:
-            safe = "".join(c if c.isalnum() or c in "-_@=" else "_" for c in m.label)
             res = train(m.spec, game=self.game, players=self.players, preset=self.preset,
                         minutes=minutes, decisions=decisions, rounds=rounds, seed=self.seed,
                         batch=self.batch, progress=progress, teacher=teacher,
-                        save=Path(save_dir) / f"{safe.strip('_') or 'agent'}.npz",
+                        save=Path(save_dir) / f"{file_stem(m.label)}.npz",
                         **self.rule_flags)
             self.record_best_response([res.to_json()], [f"the best response to {m.label!r}"])
             if done is not None:
