@@ -130,13 +130,51 @@ def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
     assert not np.array_equal(want[rows], other[rows])  # the horizon changes the labels
 
 
+def test_saved_labels_are_compressed_round_trip_and_old_files_load(tmp_path) -> None:
+    """A labelled dataset is saved compressed (far below its arrays' bytes), reads back
+    to the last bit, and a file written uncompressed (runs made before) still loads."""
+    from train.move_net.data import Dataset, SearchLabeler, generate
+
+    data = generate(SearchLabeler(8, seed=3, explore=0.05, plies=None, horizon=2), 200,
+                    num_players=2, seed=3, opponents={"self": 1.0, "greedy": 1.0}, batch=8)
+    assert len(data) >= 200
+    fields = ("obs", "offsets", "feats", "values", "states")
+    arrays = sum(getattr(data, f).nbytes for f in fields)
+
+    def same(a: Dataset, b: Dataset) -> bool:
+        return all(getattr(a, f).dtype == getattr(b, f).dtype
+                   and np.array_equal(getattr(a, f), getattr(b, f)) for f in fields)
+
+    data.save(tmp_path / "new.npz")
+    assert same(Dataset.load(tmp_path / "new.npz"), data)
+    assert (tmp_path / "new.npz").stat().st_size < arrays / 5
+    np.savez(tmp_path / "old.npz", **{f: getattr(data, f) for f in fields})  # as before
+    assert (tmp_path / "old.npz").stat().st_size > arrays
+    assert same(Dataset.load(tmp_path / "old.npz"), data)
+    assert data.nbytes == arrays and same(Dataset.from_bytes(data.to_bytes()), data)
+
+
+def report_states_the_data_on_disk(run, capsys) -> None:
+    """The report and the run's last lines state the disk its labelled data takes."""
+    from train.move_net.data import Dataset, size_text
+
+    files = sorted((run / "data").iterdir())
+    on_disk = sum(p.stat().st_size for p in files)
+    in_memory = sum(Dataset.load(p).nbytes for p in files)
+    assert files and on_disk < in_memory / 5  # compressed
+    line = f"Labelled data: {size_text(on_disk)} on disk in `data/`"
+    assert line in (run / "report.md").read_text()
+    assert line in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_pipeline_runs_resumes_and_ships(tmp_path, players) -> None:
+def test_pipeline_runs_resumes_and_ships(tmp_path, capsys, players) -> None:
     from train.move_net import pipeline as train_net
 
     args = ["--config", "tiny", "--name", "t", "--out", str(tmp_path), "--players",
             str(players), "--iterations", "1"]
     run = train_net.main(args)
+    report_states_the_data_on_disk(run, capsys)
     for name in ("net.npz", "report.md", "final_eval.json", "evals.csv", "checkpoint.json"):
         assert (run / name).exists(), name
     first = json.loads((run / "checkpoint.json").read_text())

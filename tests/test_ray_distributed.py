@@ -38,6 +38,7 @@ from train.move_net.distributed import (  # noqa: E402
     LocalTasks,
     label_shard,
     label_sharded,
+    packed_shard,
     ray_tasks,
 )
 
@@ -102,7 +103,7 @@ class LastFirst(LocalTasks):
 
     def next(self):
         key, args = self.pending.pop()
-        return key, label_shard(*args)
+        return key, packed_shard(*args)
 
 
 def test_shards_finishing_out_of_order_give_the_same_data() -> None:

@@ -103,12 +103,15 @@ def test_the_shipped_network_loads_by_name_and_plays_whole_rounds() -> None:
     assert eng.done.all()
 
 
-def test_pipeline_runs_resumes_and_loads(tmp_path) -> None:
+def test_pipeline_runs_resumes_and_loads(tmp_path, capsys) -> None:
+    from test_net import report_states_the_data_on_disk
+
     from train.move_net import pipeline as train_net
 
     args = ["--config", "rummy-tiny", "--name", "t", "--out", str(tmp_path),
             "--iterations", "1"]
     run = train_net.main(args)
+    report_states_the_data_on_disk(run, capsys)
     for name in ("net.npz", "report.md", "final_eval.json", "evals.csv", "checkpoint.json"):
         assert (run / name).exists(), name
     assert json.loads((run / "checkpoint.json").read_text())["iteration"] == 1
@@ -223,9 +226,15 @@ def test_sharded_labelling_serves_both_games_and_the_variants(game) -> None:
     """``train.move_net --address``'s shards (:mod:`train.move_net.distributed`, here without
     Ray) label the run's game: shard 0 is the first batch of the local labelling of
     Persian Rummy, or of Pasur's ``mini`` variant, and the shards give the same data
-    with 1 and 3 workers."""
-    from train.move_net.data import SearchLabeler, generate
-    from train.move_net.distributed import LabelJob, LocalTasks, label_shard, label_sharded
+    with 1 and 3 workers; a shard travels compressed."""
+    from train.move_net.data import Dataset, SearchLabeler, generate
+    from train.move_net.distributed import (
+        LabelJob,
+        LocalTasks,
+        label_shard,
+        label_sharded,
+        packed_shard,
+    )
     from train.move_net.rummy import RummyLabeler
 
     mix = {"greedy": 1.0}
@@ -246,6 +255,10 @@ def test_sharded_labelling_serves_both_games_and_the_variants(game) -> None:
     fields = ("obs", "offsets", "feats", "values", "states")
     assert len(first) == len(local) > 0
     assert all(np.array_equal(getattr(first, f), getattr(local, f)) for f in fields)
+    packed = packed_shard(job, 0)  # what a shard's task sends back: compressed
+    assert isinstance(packed, bytes) and len(packed) < first.nbytes / 5
+    back = Dataset.from_bytes(packed)
+    assert all(np.array_equal(getattr(back, f), getattr(first, f)) for f in fields)
     one = label_sharded(job, 3 * len(first), LocalTasks(), 1)
     three = label_sharded(job, 3 * len(first), LocalTasks(), 3)
     assert all(np.array_equal(getattr(one, f), getattr(three, f)) for f in fields)

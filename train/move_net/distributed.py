@@ -37,7 +37,8 @@ import numpy as np
 
 from train.move_net.data import Dataset, generate
 
-__all__ = ["LabelJob", "LocalTasks", "label_shard", "label_sharded", "shard_seed"]
+__all__ = ["LabelJob", "LocalTasks", "label_shard", "label_sharded", "packed_shard",
+           "shard_seed"]
 
 
 @dataclass(frozen=True)
@@ -87,17 +88,26 @@ def label_shard(job: LabelJob, shard: int) -> Dataset:
                     preset=job.preset)
 
 
-def _label_shard_task(job: LabelJob, shard: int) -> Dataset:
-    """:func:`label_shard` in a Ray task holding one CPU."""
+def packed_shard(job: LabelJob, shard: int) -> bytes:
+    """:func:`label_shard` compressed (:meth:`train.move_net.data.Dataset.to_bytes`): what
+    a shard's task hands back. The labels compress 30 to 40 times, so a shard costs Ray's
+    object store, a node's network link and, under memory pressure, the spill files on
+    disk that much less; compressing takes about a percent of the shard's search."""
+    return label_shard(job, shard).to_bytes()
+
+
+def _label_shard_task(job: LabelJob, shard: int) -> bytes:
+    """:func:`packed_shard` in a Ray task holding one CPU."""
     from agents.evaluation.distributed import single_threaded
 
     single_threaded()
-    return label_shard(job, shard)
+    return packed_shard(job, shard)
 
 
 class LocalTasks:
     """:class:`agents.evaluation.distributed.RayTasks`'s interface, run in this process
-    one task at a time (the reference the Ray runs are compared with)."""
+    one task at a time (the reference the Ray runs are compared with; its shards come
+    back packed as the Ray tasks' do, :func:`packed_shard`)."""
 
     def __init__(self) -> None:
         self.pending: list[tuple[Any, tuple[Any, ...]]] = []
@@ -111,7 +121,7 @@ class LocalTasks:
 
     def next(self) -> tuple[Any, Any]:
         key, args = self.pending.pop(0)
-        return key, label_shard(*args)
+        return key, packed_shard(*args)
 
     def cancel(self) -> None:
         self.pending.clear()
@@ -164,7 +174,7 @@ def label_sharded(job: LabelJob, decisions: int, tasks: Any, workers: int, *,
             submitted += 1
         if not len(tasks):
             break  # late: the shards done in order are kept
-        shard, data = tasks.next()
-        done[shard] = data
+        shard, packed = tasks.next()
+        done[shard] = Dataset.from_bytes(packed)
     tasks.cancel()
     return Dataset.concat([done[k] for k in range(prefix)])

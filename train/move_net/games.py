@@ -52,6 +52,10 @@ class NetGame:
     train_longer: str = "continue it with `--resume` and more `--iterations` and " \
         "`--total-decisions`"
     """the report's advice on training longer than a budgeted run"""
+    config: str = "default"
+    """the named configuration (``--config``: :data:`train.move_net.config.CONFIGS`) of
+    the game's own run, ``make train GAME=<id>``: its default settings (the labelling
+    benchmark, ``benchmarks/bench_labelling.py``, labels with them)"""
 
     def net_class(self) -> type:
         """The numpy network class."""

@@ -76,13 +76,18 @@ def command_of(args: Args) -> str:
 
 
 # ---- the pieces of a run ------------------------------------------------------------------
+#: the folder of a run holding its labelled decisions, one file per iteration
+DATA_DIR = "data"
+
+
 @dataclass
 class State:
     """A run's progress: the iterations done, the labelled data, the network, the history.
 
     A checkpoint is three kinds of plain files, no pickle: ``checkpoint.json``
     (iteration, seconds, history, and a budgeted run's plan), ``checkpoint_net.npz``
-    (the network) and one ``data/iteration_<k>.npz`` per iteration's labelled decisions.
+    (the network) and one compressed ``data/iteration_<k>.npz`` per iteration's labelled
+    decisions (:meth:`train.move_net.data.Dataset.save`).
     """
 
     iteration: int = 0
@@ -96,10 +101,10 @@ class State:
 def save_checkpoint(run_dir: Path, state: State, data: bool = True) -> None:
     """Write the iteration's data file (unless ``data`` is False: a refit adds none), the
     network and the progress (atomically last)."""
-    (run_dir / "data").mkdir(exist_ok=True)
+    (run_dir / DATA_DIR).mkdir(exist_ok=True)
     k = state.iteration
     if data:
-        state.data[k - 1].save(run_dir / "data" / f"iteration_{k}.npz")
+        state.data[k - 1].save(run_dir / DATA_DIR / f"iteration_{k}.npz")
     state.net.save(run_dir / "checkpoint_net.npz")
     tmp = run_dir / "checkpoint.json.tmp"
     info: dict[str, Any] = {"iteration": k, "seconds": state.seconds, "history": state.history}
@@ -118,7 +123,7 @@ def load_checkpoint(run_dir: Path, game: NetGame) -> State | None:
         return None
     info = json.loads(path.read_text())
     k = int(info["iteration"])
-    data = [Dataset.load(run_dir / "data" / f"iteration_{i}.npz") for i in range(1, k + 1)]
+    data = [Dataset.load(run_dir / DATA_DIR / f"iteration_{i}.npz") for i in range(1, k + 1)]
     net = game.net_class().load(run_dir / "checkpoint_net.npz")
     return State(k, float(info["seconds"]), data, net,
                  list(info["history"]), info.get("plan"))
@@ -393,6 +398,16 @@ def budget_lines(given: Args, args: Args, game: NetGame, plan: dict[str, Any],
             f"`{fixed}`. To train longer, give a larger budget (`{longer}`) or {shipped}."]
 
 
+def data_line(run_dir: Path, state: State) -> str:
+    """The disk the run's labelled data takes (its files compressed), next to the bytes of
+    its arrays in memory: a long run's data is its largest part."""
+    from train.move_net.data import disk_bytes, size_text
+
+    return (f"Labelled data: {size_text(disk_bytes(run_dir / DATA_DIR))} on disk in "
+            f"`{DATA_DIR}/` ({size_text(sum(d.nbytes for d in state.data))} as arrays in "
+            "memory).")
+
+
 def write_report(args: Args, game: NetGame, run_dir: Path, state: State, results: list[Any],
                  seconds: float, given: Args | None = None, wall: float = 0.0) -> None:
     """``report.md``: how the network was made and how it plays against every baseline."""
@@ -413,6 +428,7 @@ def write_report(args: Args, game: NetGame, run_dir: Path, state: State, results
                      "fitted from scratch on all the labelled data.")
     if state.plan is not None:
         intro += budget_lines(given or args, args, game, state.plan, wall)
+    intro.append(data_line(run_dir, state))
     columns = results_columns("net − opponent, points/round") + [Column(
         "net time/decision", "---:",
         lambda r: f"{r.seconds_per_decision.get('a', float('nan')) * 1e6:.0f} µs")]
@@ -538,6 +554,6 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
     write_report(args, game, run_dir, state, results, state.seconds, given,
                  clock() - started)
     print(f"\nrun written to {run_dir}/ (net.npz, report.md); training took "
-          f"{state.seconds / 60:.1f} min")
+          f"{state.seconds / 60:.1f} min\n{data_line(run_dir, state)}")
     return run_dir
 
