@@ -50,3 +50,20 @@ def test_all_seats_benchmark_runs() -> None:
         rates = bench_all_seats.rates(game, 8, 0.01, 1)
         assert set(rates) == {"engine step", "engine step + observe + mask", "AllSeatsEnv.step"}
         assert all(r > 0 for r in rates.values())
+
+
+def test_labelling_benchmark_runs() -> None:
+    """Each game is labelled with its own run's settings; the pieces run at tiny sizes."""
+    import bench_labelling
+
+    from train.move_net.games import NET_GAMES
+    from train.move_net.pipeline import parse_args
+
+    for game in NET_GAMES:
+        assert bench_labelling.settings(game, 0).game == game
+    for config in ("tiny", "rummy-tiny"):
+        args = parse_args(["--config", config, "--batch", "2", "--label-budget", "2"])
+        rates = bench_labelling.labelling_rates(args, 1)
+        assert rates["decisions"] > 0 and rates["first_iteration"] > 0
+        assert rates["with_net"] > 0 and 0 < rates["bytes_per_decision"]
+        assert bench_labelling.playout_rate(args, 8, 0.01, 1) > 0
