@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pasur_env
-from pasur_env.core.cache import cache_info
+from pasur_env.core.cache import cache_info, folder_size
 
 __all__ = ["doctor_report", "foreign_packages", "package_origin"]
 
@@ -105,11 +105,6 @@ def foreign_packages() -> list[str]:
     return warnings
 
 
-def _folder_size(path: Path) -> tuple[int, int]:
-    files = [p for p in path.rglob("*") if p.is_file()] if path.is_dir() else []
-    return len(files), sum(p.stat().st_size for p in files)
-
-
 def doctor_report() -> tuple[list[str], list[str]]:
     """The report's lines and its warnings (also among the lines)."""
     lines = [f"pasur-env {pasur_env.__version__} (installed metadata: {_version(DIST)})",
@@ -122,7 +117,7 @@ def doctor_report() -> tuple[list[str], list[str]]:
     if info.path is None:
         lines.append("kernel cache: none (kernels compile in every process)")
     else:
-        n, size = _folder_size(info.path)
+        n, size = folder_size(info.path)
         lines.append(f"kernel cache: {info.path} ({info.source}; {n} files, "
                      f"{size / 1e6:.1f} MB); move it with NUMBA_CACHE_DIR, clear it by "
                      "deleting the folder")

@@ -45,7 +45,7 @@ from pathlib import Path
 import numba
 
 __all__ = ["CacheInfo", "cache_info", "configure_cache", "cache_subdir", "find_cache_dir",
-           "source_stamp", "writable_dir"]
+           "folder_size", "source_stamp", "writable_dir"]
 
 #: the packages whose kernels share the cache (those present next to ``pasur_env``)
 PACKAGES = ("pasur_env", "agents", "train")
@@ -200,3 +200,10 @@ def configure_cache(version: str) -> CacheInfo:
 def cache_info() -> CacheInfo:
     """The cache chosen at import (``CacheInfo(None, "none")`` before it was)."""
     return _INFO if _INFO is not None else CacheInfo(None, "none")
+
+
+def folder_size(path: Path) -> tuple[int, int]:
+    """The number of files under ``path`` and their bytes (``(0, 0)`` when it is not a
+    folder): what the kernel cache (``pasur doctor``) or a run's data takes on disk."""
+    files = [p for p in Path(path).rglob("*") if p.is_file()] if Path(path).is_dir() else []
+    return len(files), sum(p.stat().st_size for p in files)

@@ -13,12 +13,12 @@ Forced decisions (one move) carry no information and are not recorded.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -34,10 +34,7 @@ from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
 from pasur_env.games import game_info
 
-__all__ = ["Dataset", "Labeler", "SearchLabeler", "disk_bytes", "generate", "size_text"]
-
-#: the arrays of a :class:`Dataset`, in its fields' order (the names in its files)
-FIELDS = ("obs", "offsets", "feats", "values", "states")
+__all__ = ["Dataset", "Labeler", "SearchLabeler", "generate", "size_text"]
 
 
 @dataclass
@@ -113,6 +110,10 @@ class Dataset:
     def from_bytes(cls, data: bytes) -> Dataset:
         """The dataset of :meth:`to_bytes`."""
         return cls.load(io.BytesIO(data))
+
+
+#: the arrays of a :class:`Dataset`, in its fields' order (the names in its files)
+FIELDS = tuple(f.name for f in dataclasses.fields(Dataset))
 
 
 class Labeler:
@@ -264,12 +265,6 @@ def generate(
         if progress is not None:
             progress.update(min(labeler.decisions, decisions) - min(before, decisions))
     return labeler.take()
-
-
-def disk_bytes(folder: Path) -> int:
-    """The bytes of the files under ``folder`` (0 when it does not exist): the disk a
-    run's labelled data takes."""
-    return sum(p.stat().st_size for p in Path(folder).rglob("*") if p.is_file())
 
 
 def size_text(n: int) -> str:

@@ -401,9 +401,10 @@ def budget_lines(given: Args, args: Args, game: NetGame, plan: dict[str, Any],
 def data_line(run_dir: Path, state: State) -> str:
     """The disk the run's labelled data takes (its files compressed), next to the bytes of
     its arrays in memory: a long run's data is its largest part."""
-    from train.move_net.data import disk_bytes, size_text
+    from pasur_env.core.cache import folder_size
+    from train.move_net.data import size_text
 
-    return (f"Labelled data: {size_text(disk_bytes(run_dir / DATA_DIR))} on disk in "
+    return (f"Labelled data: {size_text(folder_size(run_dir / DATA_DIR)[1])} on disk in "
             f"`{DATA_DIR}/` ({size_text(sum(d.nbytes for d in state.data))} as arrays in "
             "memory).")
 
