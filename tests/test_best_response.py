@@ -99,6 +99,7 @@ def test_the_exploiter_is_the_network_it_saved(tmp_path: Path) -> None:
     (["greedy", "--seat", "2", "--decisions", "8", "--envs", "2"], "--seat must be a seat"),
     (["greedy", "--teacher", "nosuchagent"], "unknown agent 'nosuchagent'"),
     (["greedy", "--teacher", "./rummy_agent.py:MeldFirst"], "plays persian_rummy, not pasur"),
+    (["greedy", "--game", "persian_rummy", "--history"], "engine keeps no play history"),
 ])
 def test_bad_input_is_one_clear_line(argv: list[str], message: str, tmp_path: Path,
                                      monkeypatch, capsys) -> None:
@@ -128,6 +129,34 @@ def test_a_teacher_is_kept_in_the_file_and_plays_with_it(tmp_path: Path, monkeyp
     assert json.loads((tmp_path / "out.json").read_text())["teacher"] == "heuristic"
     assert main(["eval", "br:br.npz", "greedy", "--rounds", "2", "--no-progress"]) == 0, \
         capsys.readouterr().err
+
+
+def test_a_history_exploiter_reads_every_seat_s_plays(tmp_path: Path, monkeypatch,
+                                                     capsys) -> None:
+    """``--history``: the network reads the observation and the cards every seat played
+    this round (its first layer is 104 inputs wider on 2 players), the header says so,
+    and ``br:PATH`` feeds it the same inputs when it plays."""
+    from agents.learned.exploiter import ExploiterAgent
+    from pasur_env import AllSeatsEnv
+    from pasur_env.core.policy import GameView
+
+    _user_folder(tmp_path, monkeypatch)
+    code = main(["best-response", "greedy", "--preset", "mini", "--history", *TINY,
+                 "--rounds", "4", "--save", "br.npz"])
+    assert code == 0, capsys.readouterr().err
+    layers, header = read_exploiter(tmp_path / "br.npz")
+    env = AllSeatsEnv(num_envs=3, preset="mini", episode="round", reward="diff")
+    assert header["history"] is True and header["observation_size"] == env.obs_size
+    assert layers[0][0].shape[0] == env.obs_size + 104
+    _, mask, _, _ = env.reset(seed=0)
+    env.step(np.argmax(mask, axis=1))  # a card played in each game: the history is not empty
+    obs, mask = env.engine.observe(), env.engine.legal_mask()
+    agent = ExploiterAgent(str(tmp_path / "br.npz"))
+    view = GameView.all(env.engine)
+    inputs = np.concatenate([obs, env.engine.play_history()], axis=1)
+    assert env.engine.play_history().sum() == 3
+    want = np.argmax(np.where(mask, agent.logits(inputs), -np.inf), axis=1)
+    np.testing.assert_array_equal(agent.act(obs, mask, view), want)
 
 
 def test_an_exploiter_starts_as_its_teacher(tmp_path: Path) -> None:

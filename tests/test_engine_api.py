@@ -286,3 +286,28 @@ def test_seed_streams_give_a_slice_the_games_of_a_larger_batch(cls: type[BatchEn
         part.seed_streams(-1)
     with pytest.raises(ValueError, match="offset"):
         part.seed_streams(1, offset=-2)
+
+
+def test_play_history_is_every_seat_s_plays_this_round(cls: type[BatchEngine]) -> None:
+    """``play_history``: per relative seat, the cards it played since the round began,
+    tracked here from the actions themselves (Pasur; a game without history: width 0)."""
+    eng = cls(6, seed=3)
+    P, rng = eng.num_players, np.random.default_rng(0)
+    if cls is RummyEngine:
+        assert eng.history_size == 0 and eng.play_history().shape == (6, 0)
+        return
+    assert eng.history_size == 52 * P
+    played = np.zeros((6, P, 52), dtype=np.float32)
+    rounds_seen = 0
+    for _ in range(300):
+        movers, playing = eng.current_player.copy(), eng.phase == PK.PLAY
+        acts = eng.random_actions(rng)
+        info = eng.step(acts)
+        games = np.flatnonzero(playing & (acts < PK.TAKE_OFFSET))
+        played[games, movers[games], acts[games]] = 1
+        played[info.round_end] = 0  # a new round was dealt
+        rounds_seen += int(info.round_end.sum())
+        viewer = (np.arange(6) + 1) % P
+        want = np.stack([played[np.arange(6), (viewer + k) % P] for k in range(P)], axis=1)
+        np.testing.assert_array_equal(eng.play_history(seats=viewer), want.reshape(6, -1))
+    assert rounds_seen > 0 and eng.play_history([2, 4]).shape == (2, 52 * P)

@@ -81,6 +81,7 @@ class Ppo:
     max_grad_norm: float = 0.5  # the gradients' norm is clipped to this
     teacher_bonus: float = 3.0  # added to the teacher's action's logit (with a teacher)
     select_rounds: int = 1000  # validation rounds choosing trained vs teacher (0: keep trained)
+    history: bool = False  # the learner also reads what every seat played this round
 
 
 class _Net(nn.Module):
@@ -188,23 +189,46 @@ class _Rollout:
     teach: np.ndarray | None = None  # the teacher's action (-1: none); None: no teacher
 
     @classmethod
-    def empty(cls, T: int, env: AllSeatsEnv, teacher: bool = False) -> _Rollout:
+    def empty(cls, T: int, env: AllSeatsEnv, width: int, teacher: bool = False) -> _Rollout:
         B, P = env.num_envs, env.num_players
         z = lambda *shape, dtype=np.float32: np.zeros(shape, dtype=dtype)  # noqa: E731
-        return cls(z(T, B, env.obs_size), z(T, B, env.num_actions, dtype=bool),
+        return cls(z(T, B, width), z(T, B, env.num_actions, dtype=bool),
                    z(T, B, dtype=np.int64), z(T, B), z(T, B), z(T, B, dtype=np.int64),
                    z(T, B, P), z(T, B, dtype=bool), z(T, B, dtype=bool),
                    np.full((T, B), -1, dtype=np.int64) if teacher else None)
 
 
+def learner_inputs(engine: Any, games: np.ndarray, seats: np.ndarray, obs: np.ndarray,
+                   history: bool) -> np.ndarray:
+    """What the learner reads: the seats' observations, and with ``history`` what every
+    seat played this round (:meth:`pasur_env.core.batch_engine.BatchEngine.play_history`):
+    the observation alone cannot tell which card each play was, which a best response
+    reading the agent's hand from its plays needs."""
+    if not history:
+        return obs
+    return np.concatenate([obs, engine.play_history(games, seats)], axis=1)
+
+
+def input_size(env: AllSeatsEnv, history: bool) -> int:
+    """The width of :func:`learner_inputs`' rows on ``env``; ``ValueError`` for
+    ``history`` on a game whose engine keeps none."""
+    if not history:
+        return env.obs_size
+    if env.engine.history_size == 0:
+        raise ValueError(f"--history: the {env.game} engine keeps no play history")
+    return env.obs_size + env.engine.history_size
+
+
 def _collect(env: AllSeatsEnv, net: _Net, frozen: Policy, state: list[np.ndarray],
-             mine: np.ndarray, buf: _Rollout, teacher: Policy | None = None) -> None:
+             mine: np.ndarray, buf: _Rollout, teacher: Policy | None = None,
+             history: bool = False) -> None:
     """Fill ``buf``: the learner samples its decisions, the frozen agent plays the rest.
     ``state`` is the env's current ``[obs, mask, seat]``, advanced in place; ``teacher``
     is asked for the learner's decisions (its moves get the bonus)."""
     rows = np.arange(env.num_envs)
     for t in range(buf.obs.shape[0]):
         obs, mask, seat = state
+        obs = learner_inputs(env.engine, rows, seat, obs, history)
         learner = mine[rows, seat]
         actions = np.zeros(env.num_envs, dtype=np.int64)
         others = np.flatnonzero(~learner)
@@ -261,9 +285,11 @@ def _update(net: _Net, opt: torch.optim.Optimizer, ppo: Ppo, rng: np.random.Gene
 def _learn(env: AllSeatsEnv, net: _Net, opt: torch.optim.Optimizer, ppo: Ppo,
            rng: np.random.Generator, buf: _Rollout, scale: float) -> int:
     """Advantages of one filled rollout, then the update; returns its learner decisions."""
+    rows = np.arange(env.num_envs)
     with torch.no_grad():  # every seat's value where the rollout stopped
-        last = np.stack([net.value(torch.as_tensor(env.observe(s))).numpy()
-                         for s in range(env.num_players)], axis=1)
+        last = np.stack([net.value(torch.as_tensor(learner_inputs(
+            env.engine, rows, np.full(env.num_envs, s), env.observe(s), ppo.history))).numpy()
+            for s in range(env.num_players)], axis=1)
     adv = learner_advantages(buf.rew / scale, buf.val, buf.seat, buf.end, buf.mine, last,
                              ppo.gae_lambda)
     rows = buf.mine.reshape(-1)
@@ -330,7 +356,8 @@ def train_exploiter(frozen: Policy, env: AllSeatsEnv, *, minutes: float | None,
     teach = _build_teacher(teacher, seed, env.game, env)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = _Net(env.obs_size, env.num_actions, ppo.hidden,
+    width = input_size(env, ppo.history)
+    net = _Net(width, env.num_actions, ppo.hidden,
                ppo.teacher_bonus if teach is not None else 0.0)
     opt = torch.optim.Adam(net.parameters(), lr=ppo.lr, eps=1e-5)
     mine = _learner_seats(env, seat)
@@ -339,14 +366,14 @@ def train_exploiter(frozen: Policy, env: AllSeatsEnv, *, minutes: float | None,
     for policy in [frozen] + ([teach] if teach is not None else []):  # copy: the training
         decide(warm, np.arange(env.num_envs), [policy],  # games are untouched
                np.zeros(env.num_envs, dtype=np.int64))
-    buf = _Rollout.empty(ppo.steps, env, teacher=teach is not None)
+    buf = _Rollout.empty(ppo.steps, env, width, teacher=teach is not None)
     state = [obs, mask, seat_now]
     clock = WallClock(minutes or 0, clock=time.perf_counter)  # 0: no limit
     used, updates, scale = 0, 0, 0.0
     while not clock.over() and (decisions is None or used < decisions):
         spent = clock.elapsed() / (60 * minutes) if minutes else used / (decisions or 1)
         opt.param_groups[0]["lr"] = ppo.lr * max(0.05, 1.0 - spent)
-        _collect(env, net, frozen, state, mine, buf, teach)
+        _collect(env, net, frozen, state, mine, buf, teach, ppo.history)
         paid = buf.rew[buf.rew != 0]
         if not scale and paid.size:  # the rewards' scale, from the first round ends paid
             scale = float(max(1.0, np.abs(paid).mean()))
@@ -516,6 +543,7 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
                       episode="round", **options, **rules)
     check_policy_fits(frozen, env.game, env.num_players, env.obs_size,
                       role="agent to exploit")
+    input_size(env, ppo.history)  # --history on a game without one: said before training
     log = sys.stderr if progress else None
     with _one_thread():
         net, used = train_exploiter(frozen, env, minutes=minutes, decisions=decisions,
@@ -524,7 +552,7 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
     header = {"game": env.game, "players": env.num_players, "observation_size": env.obs_size,
               "num_actions": env.num_actions, "agent": agent_label(agent), "preset": preset,
               "rules": rules, "seat": seat, "seed": seed, "used": used,
-              "settings": dataclasses.asdict(ppo), "date": utc_now()}
+              "settings": dataclasses.asdict(ppo), "history": ppo.history, "date": utc_now()}
     if teacher is not None:  # the exploiter plays with the teacher (agents.learned.exploiter)
         header.update(teacher=agent_label(teacher), teacher_bonus=ppo.teacher_bonus)
     save_exploiter(path, net.layers(), header)

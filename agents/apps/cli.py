@@ -284,6 +284,9 @@ def _add_best_response(sub: Any) -> None:
         br.add_argument(flag, type=int, default=default, metavar="N",
                         help=f"{what} (default {default})")
     br.add_argument("--lr", type=float, default=5e-4, help="Adam's step size (default 5e-4)")
+    br.add_argument("--history", action="store_true",
+                    help="the exploiter also reads the cards every seat played this round "
+                    "(the observation alone does not say which card each play was)")
     br.add_argument("--batch", type=int, default=4096,
                     help="games advanced together in the evaluation (default 4096)")
     add_progress(br)
@@ -530,7 +533,8 @@ def _best_response(args: argparse.Namespace) -> int:
         minutes=args.minutes, decisions=args.decisions, rounds=rounds, seed=args.seed,
         save=args.save, address=args.address, batch=args.batch,
         progress=progress_on(args.progress),
-        ppo=module.Ppo(envs=args.envs, hidden=args.hidden, lr=args.lr), teacher=args.teacher,
+        ppo=module.Ppo(envs=args.envs, hidden=args.hidden, lr=args.lr, history=args.history),
+        teacher=args.teacher,
         **_rules(args.rule))
     out = _text_stream(args)
     print(res.summary(), file=out)

@@ -238,6 +238,22 @@ class BatchEngine(ABC):
     def obs_size(self) -> int:
         """Width of one observation row."""
 
+    @property
+    def history_size(self) -> int:
+        """Width of one :meth:`play_history` row (0: the game keeps no play history)."""
+        return 0
+
+    def play_history(self, games: Any = None, seats: Any = None) -> np.ndarray:
+        """What each seat has played this round, seen from ``seats`` in ``games`` (defaults:
+        every game, its mover): float32 (n, :attr:`history_size`).
+
+        The observation is memoryless: it shows the position, not which card each play
+        was. A learner that must read the other seats' hands from their plays (the
+        exploiter of ``pasur best-response --history``) adds these public features to
+        it. A game that keeps no history returns rows of width 0."""
+        games, _ = self._observe_args(games, seats)
+        return np.zeros((games.size, 0), dtype=np.float32)
+
     # ---- buffers and copies ------------------------------------------------------------
     def _init_buffers(self) -> None:
         """Scratch arrays sized by the batch (the step's illegal flags, every game's index,

@@ -238,6 +238,25 @@ class Engine(BatchEngine, kernels=K):
         return observation_size(self.rules)
 
     @property
+    def history_size(self) -> int:
+        """Width of a :meth:`play_history` row: a 52-card plane per seat."""
+        return 52 * self.num_players
+
+    def play_history(self, games: Any = None, seats: Any = None) -> np.ndarray:
+        """The cards each seat has played this round (public: every play is seen), as
+        52-card planes of the relative seats, the viewer's first (as in the observation):
+        float32 (n, 52 * P); defaults: every game, its mover."""
+        games, seats = self._observe_args(games, seats)
+        viewer = self.current_player[games] if seats is None else np.broadcast_to(
+            seats, games.shape)
+        P = self.num_players
+        out = np.empty((games.size, P, 52), dtype=np.float32)
+        for k in range(P):
+            masks = self.state[games, K.PLAYED + (viewer + k) % P]
+            out[:, k] = (masks[:, None] >> np.arange(52)) & 1
+        return out.reshape(games.size, 52 * P)
+
+    @property
     def hands(self) -> np.ndarray:
         """Hand of each seat as a 52-bit mask (B, P)."""
         return self.state[:, K.HAND : K.HAND + self.num_players]

@@ -52,7 +52,7 @@ _CLUB = SUIT_OF == SUITS.index("C")
 _GROUPS = [_IDS[(RANK_OF == r) & ~_CLUB & (_IDS != TEN_DIAMONDS)] for r in range(13)]
 _MASK_COLS = [K.HAND + p for p in range(4)] + [K.TABLE, K.SELECTION] + [
     K.PILE + s for s in range(3)
-]
+] + [K.PLAYED + p for p in range(4)]
 _ID_COLS = np.r_[K.ORDER:K.ORDER + 16, K.DECK:K.DECK + 52, K.PENDING]
 
 

@@ -32,6 +32,7 @@ from pasur_env.pasur.kernels.state import (
     PHASE,
     PILE,
     PLAY,
+    PLAYED,
     QUEEN_BITS,
     ROUND,
     SCORE,
@@ -178,6 +179,8 @@ def start_round(st: np.ndarray, b: int, params: np.ndarray, shuffle_deck: bool) 
     st[b, TURN] = 0
     st[b, DEAL] = 0
     st[b, LAST_CAP] = -1
+    for s in range(4):
+        st[b, PLAYED + s] = 0
 
 
 @njit(cache=True)

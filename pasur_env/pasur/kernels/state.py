@@ -51,7 +51,8 @@ DEAL = 90  # index of the current deal in the round (0-based)
 LAST_CAP = 91  # seat of the last capturer this round, -1 if none
 ROUND = 92  # rounds finished in this game
 RNG = 93  # splitmix64 state of this game
-NCOL = 94
+PLAYED = 94  # 4: cards each seat has played this round (mask; public: every play is seen)
+NCOL = 98
 
 #: seats and sides the state has room for
 MAX_SEATS = 4

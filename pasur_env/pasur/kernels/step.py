@@ -38,6 +38,7 @@ from pasur_env.pasur.kernels.state import (
     PHASE,
     PILE,
     PLAY,
+    PLAYED,
     ROUND,
     SELECTION,
     STOCK_POS,
@@ -114,6 +115,7 @@ def apply_action(
     if phase == PLAY:
         card = a
         st[b, HAND + seat] &= ~(1 << card)
+        st[b, PLAYED + seat] |= 1 << card
         for j in range(4):
             if st[b, ORDER + 4 * seat + j] == card:
                 st[b, ORDER + 4 * seat + j] = -1
