@@ -9,6 +9,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import shlex
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -131,6 +134,54 @@ def test_the_reproduce_command_is_whole_and_parses_back() -> None:
         assert command.startswith("python -m train.move_net ")
         assert f"--name {shlex.quote(args.name)}" in command
         assert train_net.parse_args(shlex.split(command)[3:]) == args
+
+
+def test_the_game_picks_its_own_configuration_and_budget() -> None:
+    """``--game`` without ``--config`` is the game's own run (its plug-in's ``config``),
+    ``--game-budget`` adds its plug-in's budget, a ``--time-budget-min`` given wins, and
+    the reproduce command holds the budget itself."""
+    from train.move_net.config import CONFIGS
+    from train.move_net.games import NET_GAMES
+
+    for row in NET_GAMES.values():  # each game's configuration plays that game
+        assert train_net.parse_args(["--config", row.config]).game == row.id
+    rummy = NET_GAMES["persian_rummy"]
+    assert rummy.budget_min == 20 and net_game("pasur").budget_min == 18
+    args = train_net.parse_args(["--game", "persian_rummy"])
+    assert (args.config, args.players, args.name) == ("rummy", 4, "rummy")
+    assert args == train_net.parse_args(["--config", "rummy"]) and args.time_budget_min == 0
+    budgeted = train_net.parse_args(["--game", "persian_rummy", "--game-budget"])
+    assert budgeted == dataclasses.replace(args, time_budget_min=rummy.budget_min)
+    assert train_net.parse_args(["--game-budget"]).time_budget_min == 18
+    for given in ("0", "7.5"):
+        assert train_net.parse_args(["--game-budget", "--game", "persian_rummy",
+                                     "--time-budget-min", given]).time_budget_min == float(given)
+    command = train_net.command_of(budgeted)
+    assert "--time-budget-min 20.0" in command and "--game-budget" not in command
+    assert train_net.parse_args(shlex.split(command)[3:]) == budgeted
+    tiny = train_net.parse_args(["--game", "persian_rummy", "--config", "rummy-tiny"])
+    assert tiny.config == "rummy-tiny" and tiny.total_decisions == CONFIGS["rummy-tiny"][
+        "total_decisions"]
+    with pytest.raises(SystemExit):  # the game's budget meets the checks of any budget
+        train_net.parse_args(["--game-budget", "--time-limit-min", "5"])
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize(("variables", "config", "budget", "name"), [
+    ([], "default", 18.0, "net"), (["GAME=persian_rummy"], "rummy", 20.0, "rummy"),
+    (["GAME=persian_rummy", "TRAIN_BUDGET=0"], "rummy", 0.0, "rummy"),
+    (["GAME=persian_rummy", "TRAIN_BUDGET=12", "RUN=r2"], "rummy", 12.0, "r2")])
+def test_make_train_runs_the_games_own_configuration(variables, config, budget, name) -> None:
+    """``make train GAME=<id>`` is the game's own run with its plug-in's budget (no
+    per-game settings in the Makefile); ``TRAIN_BUDGET`` and ``RUN`` still win."""
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(["make", "-n", "-s", "-C", str(root), "train", *variables],
+                         capture_output=True, text=True, check=True).stdout
+    line = out.replace("\\\n", " ").strip().splitlines()[-1]
+    words = shlex.split(line)
+    assert words[1:3] == ["-m", "train.move_net"]
+    args = train_net.parse_args(words[3:])
+    assert (args.config, args.time_budget_min, args.name) == (config, budget, name)
 
 
 def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_path,

@@ -43,26 +43,51 @@ style):
 
 from __future__ import annotations
 
+import argparse
 import csv
 import dataclasses
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.apps.flags import Parser
 from train.common.config import command_line, config_cli, parse_config_args
 from train.move_net.config import CONFIGS, Args, check_args
-from train.move_net.games import NetGame, net_game
+from train.move_net.games import NET_GAMES, NetGame, net_game
 
 __all__ = ["Args", "CONFIGS", "State", "main", "parse_args", "command_of"]
 
+#: the program's name in its messages
+PROG = "python -m train.move_net"
+
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    return parse_config_args(Args, CONFIGS, argv, "python -m train.move_net", __doc__, check_args)
+    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults (without it,
+    the configuration of ``--game``'s own run, :attr:`NetGame.config`), ``--game-budget``
+    adds the game's wall-time budget to them (:attr:`NetGame.budget_min`), flags win."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre = Parser(prog=PROG, add_help=False)
+    pre.add_argument("--config")
+    pre.add_argument("--game")
+    pre.add_argument("--game-budget", action=argparse.BooleanOptionalAction, default=False)
+    known, _ = pre.parse_known_args(argv)
+    configs = CONFIGS
+    if known.config is None and known.game in NET_GAMES:
+        argv = ["--config", NET_GAMES[known.game].config, *argv]
+        known.config = NET_GAMES[known.game].config
+    config = CONFIGS.get(known.config or "default")
+    game = known.game or (config or {}).get("game", Args.game)
+    if known.game_budget and config is not None and game in NET_GAMES:
+        # the budget as a default of the configuration: a --time-budget-min given wins
+        configs = {**CONFIGS, known.config or "default": {
+            **config, "time_budget_min": NET_GAMES[game].budget_min}}
+    args = parse_config_args(Args, configs, argv, PROG, __doc__, check_args)
+    return dataclasses.replace(args, game_budget=False)  # resolved: the run's budget is set
 
 
 def cli_of(args: Args) -> list[str]:
