@@ -127,7 +127,8 @@ def test_pipeline_runs_resumes_and_loads(tmp_path, capsys) -> None:
     assert {r["b"] for r in final} == {"random", "greedy"}
     assert "Persian Rummy move-scoring network" in (run / "report.md").read_text()
     with pytest.raises(SystemExit):  # Persian Rummy is a 4-player game
-        train_net.parse_args(["--game", "persian_rummy"])
+        train_net.parse_args(["--game", "persian_rummy", "--players", "2"])
+    assert train_net.parse_args(["--game", "persian_rummy"]).players == 4  # its own config
 
 
 def test_refit_fits_a_new_network_on_the_runs_labels(tmp_path, capsys) -> None:

@@ -218,6 +218,28 @@ def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_pat
     assert (run / "evals.csv").read_text() == (again / "evals.csv").read_text()
 
 
+def test_the_run_holds_blas_to_one_thread_for_what_the_budget_times(monkeypatch) -> None:
+    """The whole run (labelling, evaluations, and the budget's timings of both) plays the
+    networks on one BLAS thread: timed on one thread and run on a pool, or the other way,
+    the plan would be wrong; the caller's pool is back afterwards."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> list[int]:
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    seen: list[list[int]] = []
+
+    def run(args, clock):  # noqa: ANN001, ANN202
+        seen.append(blas_threads())
+        return args.name
+
+    monkeypatch.setattr(train_net, "run", run)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert train_net.main(["--config", "tiny", "--name", "blas"]) == "blas"
+        assert all(n == 2 for n in blas_threads())
+    assert seen and seen[0] and all(n == 1 for n in seen[0])
+
+
 def _dataset(n: int):
     from train.move_net.data import Dataset
 

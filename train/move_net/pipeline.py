@@ -34,9 +34,9 @@ style):
    in shards seeded by the seed, the iteration and the shard's index, as many at once as
    there are workers; the data and the network do not depend on the number of workers.
 
-    python -m train.move_net --name net --time-budget-min 18      # make train
+    python -m train.move_net --game-budget                        # make train: 18 min
     python -m train.move_net --name net --total-decisions 100000  # a fixed amount of work
-    python -m train.move_net --config rummy --name rummy --time-budget-min 28  # Persian Rummy
+    python -m train.move_net --game persian_rummy --game-budget   # Persian Rummy, 20 min
     python -m train.move_net --name net --address auto           # label on a Ray cluster
     tensorboard --logdir runs
 """
@@ -543,8 +543,19 @@ def ray_or_not(args: Args) -> Any:
 
 
 def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.monotonic) -> Path:
-    """Run the pipeline; ``clock`` is the budget's clock (tests inject one)."""
-    args = given = parse_args(argv)
+    """Run the pipeline; ``clock`` is the budget's clock (tests inject one). numpy's BLAS
+    runs on one thread throughout (:func:`train.move_net.data.one_blas_thread`): the
+    networks' small products in the labelling and in the evaluations, and the budget
+    times both as they will run."""
+    from train.move_net.data import one_blas_thread
+
+    with one_blas_thread():
+        return run(parse_args(argv), clock)
+
+
+def run(args: Args, clock: Callable[[], float]) -> Path:
+    """The run of :func:`main`, on its parsed settings."""
+    given = args
     game = net_game(args.game)  # the game's plug-in, resolved once: every step is handed it
     started = clock()
     start = time.time()
