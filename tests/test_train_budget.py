@@ -75,6 +75,46 @@ def test_the_plan_cuts_epochs_then_iterations_when_time_is_short() -> None:
         plan_budget(0, BASE, 2, 16)
 
 
+@pytest.mark.parametrize("budget", [18.0, 20.0, 30.0])
+@pytest.mark.parametrize("rates", [
+    dict(label_rate=287.0, net_rate=201.0),  # Pasur's make train before the BLAS fix
+    dict(label_rate=98.6, net_rate=111.1, fit_seconds=120e-6),  # a slower machine
+    dict(label_rate=577.0, net_rate=520.0, batch_decisions=2_500.0, first_batch=2_500,
+         labelled=5_000, eval_seconds=40.0, final_eval_seconds=200.0)])  # Rummy's shape
+def test_the_plan_fills_at_least_nine_tenths_of_the_budget(budget, rates) -> None:
+    """On the rates a run measured, the plan uses at least 90% of the budget, final
+    evaluation included, and no more than the budget less its safety share."""
+    m = dataclasses.replace(BASE, **rates)
+    plan = plan_budget(budget, m, iterations=3, epochs=16)
+    assert 0.9 * budget <= plan.planned_min <= budget * (1 - SAFETY) + 1e-9
+
+
+def test_the_evaluations_are_timed_as_a_cost_per_match_and_per_round() -> None:
+    """A match costs a fixed part plus a part per round; timed on a tenth of the rounds,
+    the estimate is the whole match's cost, not the tenth's time ten times over (which
+    counted the fixed part ten times: about twice the real evaluations)."""
+    from train.move_net.budget import time_evaluations
+
+    clock = FakeClock(0.0)
+    cost = {"heuristic": (2.0, 1.25e-3), "ismcts": (1.0, 0.2)}  # seconds, per round
+    played: list[tuple[str, int]] = []
+
+    def play(name: str, rounds: int) -> None:
+        played.append((name, rounds))
+        clock.now += cost[name][0] + cost[name][1] * rounds
+
+    each, final = time_evaluations(play, [[("heuristic", 2_000)],
+                                          [("heuristic", 10_000), ("ismcts", 400)]], clock)
+    assert each == pytest.approx(2.0 + 2.5)
+    assert final == pytest.approx(2.0 + 12.5 + 1.0 + 80.0)
+    assert played == [("heuristic", 512), ("heuristic", 1_000), ("heuristic", 512),
+                      ("ismcts", 2), ("ismcts", 40), ("ismcts", 20)]
+    # sizes too close to part the costs (a tenth of barely the parallel batch): scaled
+    # by the rounds, which errs long
+    (alone,) = time_evaluations(play, [[("heuristic", 5_120)]], clock)
+    assert alone == pytest.approx((2.0 + 0.64) * 10)
+
+
 def test_a_network_slow_among_the_opponents_shrinks_the_plan() -> None:
     """The first iteration labels without the network; from the second the plan counts
     the rate measured with it among the opponents."""
