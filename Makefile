@@ -78,33 +78,29 @@ demo: venv
 	$(BIN)/pasur demo
 
 # The main job: train the move-scoring network from search labels, evaluate it against
-# every baseline, write runs/$(RUN)/report.md. A wall-time budget of TRAIN_BUDGET
-# minutes (final evaluation included) sizes the run to the machine; TRAIN_BUDGET=0 does
-# the fixed work of the configuration (docs/training.md). GAME=persian_rummy trains
-# Persian Rummy's network on the same pipeline (train.move_net --config rummy: labels from
-# the rollout agent's evaluation of every candidate; runs/rummy/report.md,
-# docs/persian_rummy.md).
+# every baseline, write runs/<run>/report.md. GAME picks the game and, from its plug-in
+# (train/move_net/games.py NetGame `config`, `budget_min`), its configuration, run name
+# and wall-time budget: Pasur's run `net` in 18 minutes, Persian Rummy's `rummy` (labels
+# from the rollout agent's evaluation of every candidate, docs/persian_rummy.md) in 20.
+# The budget (final evaluation included) sizes the run to the machine; RUN=name names
+# the run, TRAIN_BUDGET=N gives another budget, TRAIN_BUDGET=0 does the fixed work of the
+# configuration (docs/training.md).
 GAME ?= pasur
-ifeq ($(GAME),persian_rummy)
-RUN ?= rummy
-PPO_RUN ?= rummy_ppo
-TRAIN_BUDGET ?= 28
-TRAIN_FLAGS := --config rummy --time-budget-min $(TRAIN_BUDGET)
-else ifeq ($(GAME),pasur)
-RUN ?= net
-PPO_RUN ?= ppo
-TRAIN_BUDGET ?= 18
-TRAIN_FLAGS := --time-budget-min $(TRAIN_BUDGET)
-else
-$(error GAME must be pasur or persian_rummy, got $(GAME))
-endif
 train: venv
-	$(BIN)/python -m train.move_net --name $(RUN) $(TRAIN_FLAGS) $(TRAIN_ARGS)
+	$(BIN)/python -m train.move_net --game $(GAME) $(if $(RUN),--name $(RUN)) \
+	  $(if $(TRAIN_BUDGET),--time-budget-min $(TRAIN_BUDGET),--game-budget) $(TRAIN_ARGS)
+
+# PPO's runs are named after the game (the move network's run of Persian Rummy is `rummy`)
+ifeq ($(GAME),persian_rummy)
+PPO_RUN ?= rummy_ppo
+else
+PPO_RUN ?= ppo
+endif
 
 # The longer configuration (about 58 min on 2 cores): the shipped `net` agent.
 # Ship it: cp runs/net_long/net.npz agents/pretrained/net_2p.npz
 train-long: venv
-	$(BIN)/python -m train.move_net --config long --name $(RUN)_long $(TRAIN_ARGS)
+	$(BIN)/python -m train.move_net --config long --name $(or $(RUN),net)_long $(TRAIN_ARGS)
 
 # The MaskablePPO pipeline (behaviour cloning + self-play against an opponent pool) of
 # GAME: Pasur's is the shipped `ppo` agent; `long` is a configuration of Pasur only.

@@ -127,7 +127,8 @@ def test_pipeline_runs_resumes_and_loads(tmp_path, capsys) -> None:
     assert {r["b"] for r in final} == {"random", "greedy"}
     assert "Persian Rummy move-scoring network" in (run / "report.md").read_text()
     with pytest.raises(SystemExit):  # Persian Rummy is a 4-player game
-        train_net.parse_args(["--game", "persian_rummy"])
+        train_net.parse_args(["--game", "persian_rummy", "--players", "2"])
+    assert train_net.parse_args(["--game", "persian_rummy"]).players == 4  # its own config
 
 
 def test_refit_fits_a_new_network_on_the_runs_labels(tmp_path, capsys) -> None:
@@ -219,6 +220,34 @@ def test_labeller_records_every_candidates_value(search) -> None:
     assert data.obs.shape[1] == OBS_SIZE
     with pytest.raises(ValueError, match="not 'mcts'"):
         RummyLabeler(8, seed=0, search="mcts")
+
+
+def test_the_network_among_the_labellers_opponents_runs_on_one_blas_thread() -> None:
+    """The network's small matrix products during labelling run on one BLAS thread, whatever
+    the caller's pool: on a thread pool the BLAS threads spun on the cores the rollouts
+    needed, and Persian Rummy's labelling ran three times slower once the network played
+    (``benchmarks/bench_labelling.py``). The caller's limit is back afterwards."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from train.move_net.data import generate
+    from train.move_net.rummy import RummyLabeler
+
+    def blas_threads() -> list[int]:
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    class Watched(RummyNetAgent):
+        seen: list[list[int]] = []
+
+        def act(self, obs, mask, view):  # noqa: ANN001, ANN202
+            self.seen.append(blas_threads())
+            return super().act(obs, mask, view)
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        data = generate(RummyLabeler(2, seed=0), 1, num_players=4, seed=3,
+                        opponents={"net": 1.0}, batch=4,
+                        policies={"net": Watched(model=tiny_net())}, game="persian_rummy")
+        assert blas_threads() and all(n == 2 for n in blas_threads())
+    assert len(data) and Watched.seen and all(n == [1] * len(n) for n in Watched.seen)
 
 
 @pytest.mark.parametrize("game", ["persian_rummy", "mini"])

@@ -9,6 +9,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import shlex
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,6 +75,46 @@ def test_the_plan_cuts_epochs_then_iterations_when_time_is_short() -> None:
         plan_budget(0, BASE, 2, 16)
 
 
+@pytest.mark.parametrize("budget", [18.0, 20.0, 30.0])
+@pytest.mark.parametrize("rates", [
+    dict(label_rate=287.0, net_rate=201.0),  # Pasur's make train before the BLAS fix
+    dict(label_rate=98.6, net_rate=111.1, fit_seconds=120e-6),  # a slower machine
+    dict(label_rate=577.0, net_rate=520.0, batch_decisions=2_500.0, first_batch=2_500,
+         labelled=5_000, eval_seconds=40.0, final_eval_seconds=200.0)])  # Rummy's shape
+def test_the_plan_fills_at_least_nine_tenths_of_the_budget(budget, rates) -> None:
+    """On the rates a run measured, the plan uses at least 90% of the budget, final
+    evaluation included, and no more than the budget less its safety share."""
+    m = dataclasses.replace(BASE, **rates)
+    plan = plan_budget(budget, m, iterations=3, epochs=16)
+    assert 0.9 * budget <= plan.planned_min <= budget * (1 - SAFETY) + 1e-9
+
+
+def test_the_evaluations_are_timed_as_a_cost_per_match_and_per_round() -> None:
+    """A match costs a fixed part plus a part per round; timed on a tenth of the rounds,
+    the estimate is the whole match's cost, not the tenth's time ten times over (which
+    counted the fixed part ten times: about twice the real evaluations)."""
+    from train.move_net.budget import time_evaluations
+
+    clock = FakeClock(0.0)
+    cost = {"heuristic": (2.0, 1.25e-3), "ismcts": (1.0, 0.2)}  # seconds, per round
+    played: list[tuple[str, int]] = []
+
+    def play(name: str, rounds: int) -> None:
+        played.append((name, rounds))
+        clock.now += cost[name][0] + cost[name][1] * rounds
+
+    each, final = time_evaluations(play, [[("heuristic", 2_000)],
+                                          [("heuristic", 10_000), ("ismcts", 400)]], clock)
+    assert each == pytest.approx(2.0 + 2.5)
+    assert final == pytest.approx(2.0 + 12.5 + 1.0 + 80.0)
+    assert played == [("heuristic", 512), ("heuristic", 1_000), ("heuristic", 512),
+                      ("ismcts", 2), ("ismcts", 40), ("ismcts", 20)]
+    # sizes too close to part the costs (a tenth of barely the parallel batch): scaled
+    # by the rounds, which errs long
+    (alone,) = time_evaluations(play, [[("heuristic", 5_120)]], clock)
+    assert alone == pytest.approx((2.0 + 0.64) * 10)
+
+
 def test_a_network_slow_among_the_opponents_shrinks_the_plan() -> None:
     """The first iteration labels without the network; from the second the plan counts
     the rate measured with it among the opponents."""
@@ -133,6 +176,54 @@ def test_the_reproduce_command_is_whole_and_parses_back() -> None:
         assert train_net.parse_args(shlex.split(command)[3:]) == args
 
 
+def test_the_game_picks_its_own_configuration_and_budget() -> None:
+    """``--game`` without ``--config`` is the game's own run (its plug-in's ``config``),
+    ``--game-budget`` adds its plug-in's budget, a ``--time-budget-min`` given wins, and
+    the reproduce command holds the budget itself."""
+    from train.move_net.config import CONFIGS
+    from train.move_net.games import NET_GAMES
+
+    for row in NET_GAMES.values():  # each game's configuration plays that game
+        assert train_net.parse_args(["--config", row.config]).game == row.id
+    rummy = NET_GAMES["persian_rummy"]
+    assert rummy.budget_min == 20 and net_game("pasur").budget_min == 18
+    args = train_net.parse_args(["--game", "persian_rummy"])
+    assert (args.config, args.players, args.name) == ("rummy", 4, "rummy")
+    assert args == train_net.parse_args(["--config", "rummy"]) and args.time_budget_min == 0
+    budgeted = train_net.parse_args(["--game", "persian_rummy", "--game-budget"])
+    assert budgeted == dataclasses.replace(args, time_budget_min=rummy.budget_min)
+    assert train_net.parse_args(["--game-budget"]).time_budget_min == 18
+    for given in ("0", "7.5"):
+        assert train_net.parse_args(["--game-budget", "--game", "persian_rummy",
+                                     "--time-budget-min", given]).time_budget_min == float(given)
+    command = train_net.command_of(budgeted)
+    assert "--time-budget-min 20.0" in command and "--game-budget" not in command
+    assert train_net.parse_args(shlex.split(command)[3:]) == budgeted
+    tiny = train_net.parse_args(["--game", "persian_rummy", "--config", "rummy-tiny"])
+    assert tiny.config == "rummy-tiny" and tiny.total_decisions == CONFIGS["rummy-tiny"][
+        "total_decisions"]
+    with pytest.raises(SystemExit):  # the game's budget meets the checks of any budget
+        train_net.parse_args(["--game-budget", "--time-limit-min", "5"])
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+@pytest.mark.parametrize(("variables", "config", "budget", "name"), [
+    ([], "default", 18.0, "net"), (["GAME=persian_rummy"], "rummy", 20.0, "rummy"),
+    (["GAME=persian_rummy", "TRAIN_BUDGET=0"], "rummy", 0.0, "rummy"),
+    (["GAME=persian_rummy", "TRAIN_BUDGET=12", "RUN=r2"], "rummy", 12.0, "r2")])
+def test_make_train_runs_the_games_own_configuration(variables, config, budget, name) -> None:
+    """``make train GAME=<id>`` is the game's own run with its plug-in's budget (no
+    per-game settings in the Makefile); ``TRAIN_BUDGET`` and ``RUN`` still win."""
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(["make", "-n", "-s", "-C", str(root), "train", *variables],
+                         capture_output=True, text=True, check=True).stdout
+    line = out.replace("\\\n", " ").strip().splitlines()[-1]
+    words = shlex.split(line)
+    assert words[1:3] == ["-m", "train.move_net"]
+    args = train_net.parse_args(words[3:])
+    assert (args.config, args.time_budget_min, args.name) == (config, budget, name)
+
+
 def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_path,
                                                                           monkeypatch) -> None:
     from agents.pasur.move_net import MoveNet
@@ -165,6 +256,28 @@ def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_pat
     for name in a.params:
         np.testing.assert_array_equal(a.params[name], b.params[name])
     assert (run / "evals.csv").read_text() == (again / "evals.csv").read_text()
+
+
+def test_the_run_holds_blas_to_one_thread_for_what_the_budget_times(monkeypatch) -> None:
+    """The whole run (labelling, evaluations, and the budget's timings of both) plays the
+    networks on one BLAS thread: timed on one thread and run on a pool, or the other way,
+    the plan would be wrong; the caller's pool is back afterwards."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads() -> list[int]:
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    seen: list[list[int]] = []
+
+    def run(args, clock):  # noqa: ANN001, ANN202
+        seen.append(blas_threads())
+        return args.name
+
+    monkeypatch.setattr(train_net, "run", run)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert train_net.main(["--config", "tiny", "--name", "blas"]) == "blas"
+        assert all(n == 2 for n in blas_threads())
+    assert seen and seen[0] and all(n == 1 for n in seen[0])
 
 
 def _dataset(n: int):

@@ -190,28 +190,46 @@ def time_evaluations(play: Callable[[str, int], Any],
     """Estimated seconds of each evaluation of ``evaluations`` (lists of ``(opponent,
     rounds)``); ``play(name, rounds)`` plays one match.
 
-    Each opponent is timed once, on ``share`` of the most rounds it plays, scaled to
-    its rounds: first an untimed match loads it and compiles its kernels (2 rounds; or
-    ``parallel`` rounds when the timed match has that many, from which the engine runs
-    its parallel kernels), then the timed one. A match of ``parallel`` rounds or more
-    is timed on at least ``parallel`` rounds: a smaller one would time the serial
-    kernels and Python's per-step work. A smaller batch costs more per round, so the
-    estimate errs long (up to about twice for the slow ``ismcts``), never short.
+    Each opponent is timed once, on ``share`` of the most rounds it plays: first an
+    untimed match loads it and compiles its kernels (2 rounds; or ``parallel`` rounds
+    when the timed match has that many, from which the engine runs its parallel
+    kernels), then two timed ones, of that share and of half of it (at least as many
+    rounds as the untimed one). A match costs a fixed part (setting up, the steps' own
+    work whatever the batch) plus a part per round: from the two times, each evaluation
+    is the fixed part once per match plus its rounds at the per-round cost. Scaling
+    one match's time by the rounds instead counted the fixed part ten times over: the
+    estimates came out about twice the matches (a match of 10,000 rounds against
+    ``heuristic`` costs 2.2 s plus 1.25 ms a round). When the two sizes are too close to
+    tell the parts apart (``share`` of a few rounds, or of barely ``parallel``), the
+    time is scaled by the rounds, which errs long.
     """
     most: dict[str, int] = {}
     for evaluation in evaluations:
         for name, rounds in evaluation:
             most[name] = max(most.get(name, 0), rounds)
-    per_round: dict[str, float] = {}
+
+    def timed(name: str, rounds: int) -> float:
+        t0 = clock()
+        play(name, rounds)
+        return clock() - t0
+
+    parts: dict[str, tuple[float, float]] = {}  # name -> (seconds per match, per round)
     for name, rounds in most.items():
         part = max(2, math.ceil(rounds * share))
         if rounds >= parallel:
             part = max(part, parallel)
-        play(name, parallel if part >= parallel else 2)
-        t0 = clock()
-        play(name, part)
-        per_round[name] = (clock() - t0) / part
-    return [sum(per_round[name] * rounds for name, rounds in evaluation)
+        least = parallel if part >= parallel else 2
+        play(name, least)
+        whole = timed(name, part)
+        half = max(part // 2, least)
+        per_round = whole / part
+        fixed = 0.0
+        if 4 * (part - half) >= part:  # far enough apart to tell the parts apart
+            slope = (whole - timed(name, half)) / (part - half)
+            if 0 < slope < per_round:  # else the per-round cost alone, which errs long
+                per_round, fixed = slope, whole - slope * part
+        parts[name] = (fixed, per_round)
+    return [sum(parts[name][0] + parts[name][1] * rounds for name, rounds in evaluation)
             for evaluation in evaluations]
 
 

@@ -26,9 +26,11 @@ class Args:
     config: str = "default"
     """named configuration whose values replace the defaults below: ``default``, ``long``
     or ``tiny`` (Pasur), ``rummy`` or ``rummy-tiny`` (Persian Rummy) (flags given on the
-    command line still win)"""
+    command line still win; without it, the configuration of ``--game``'s own run)"""
     game: str = "pasur"
-    """the game: ``pasur`` or ``persian_rummy`` (4 players; use ``--config rummy``)"""
+    """the game: ``pasur`` or ``persian_rummy`` (4 players); without ``--config``, the
+    game's own configuration is the defaults (``--game persian_rummy`` is ``--config
+    rummy``: :attr:`train.move_net.games.NetGame.config`)"""
     preset: str | None = None
     """Pasur's rule preset to train on, such as the small variants ``mini`` and ``small``
     (2 players, one-round episodes: ``docs/rules.md`` section 8); the labelling games and
@@ -111,6 +113,12 @@ class Args:
     ``total_decisions`` (more or fewer), ``iterations`` and ``epochs`` (at most the values
     above) are planned to end within it; the plan is recorded in ``config.json``, the
     checkpoint and the report, which also prints the same run as a fixed-work command"""
+    game_budget: bool = False
+    """budget the run with its game's own wall-time budget (``--time-budget-min`` of
+    the game's plug-in, :attr:`train.move_net.games.NetGame.budget_min`: Pasur 18 min,
+    Persian Rummy 20), as ``make train GAME=<id>`` does; a ``--time-budget-min`` given
+    on the command line wins. Resolved when the command line is read: the run's settings
+    (``config.json``, the command to reproduce it) hold the budget itself"""
     resume: bool = False
     """continue from this run's latest checkpoint"""
     refit: bool = False
@@ -140,7 +148,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "iterations": 3,
         "final_eval_opponents": "random,greedy,heuristic,ismcts:1000,ppo",
     },
-    "rummy": {  # Persian Rummy (make train GAME=persian_rummy, with a 28-minute budget)
+    "rummy": {  # Persian Rummy (make train GAME=persian_rummy: its plug-in's budget)
+        "name": "rummy",
         "game": "persian_rummy",
         "players": 4,
         "total_decisions": 90_000,

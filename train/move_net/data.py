@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from agents import make_agent
 from agents.core.search import decision_seeds
@@ -34,7 +35,7 @@ from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
 from pasur_env.games import game_info
 
-__all__ = ["Dataset", "Labeler", "SearchLabeler", "generate", "size_text"]
+__all__ = ["Dataset", "Labeler", "SearchLabeler", "generate", "one_blas_thread", "size_text"]
 
 
 @dataclass
@@ -219,6 +220,21 @@ def _engine(game: str, batch: int, seed: int, num_players: int,
                                   auto_reset=False, **extra)
 
 
+def one_blas_thread() -> Any:
+    """A context holding numpy's BLAS to one thread (threadpoolctl).
+
+    The numpy networks among the labeller's opponents (the ``net`` of the second
+    iteration on: :mod:`agents.core.move_net`) make many small matrix products, one per
+    step of the play loop. On a BLAS thread pool each product wakes the pool's threads,
+    which then spin waiting for the next one on the cores the engine's compiled kernels
+    (the rollouts of the labels) need: Persian Rummy's labelling fell from about 600 to
+    about 200 decisions per second once the network played, and went back to about 600
+    on one BLAS thread (``benchmarks/bench_labelling.py``). The products gain nothing
+    from threads at these sizes; ``pasur serve`` holds BLAS to one thread for the same
+    reason."""
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def generate(
     labeler: Labeler, decisions: int, *, num_players: int, seed: int,
     opponents: dict[str, float], batch: int = 256, progress: Any = None,
@@ -237,7 +253,8 @@ def generate(
     the number of decisions to reach from then on (a wall-time budget sizes the run while
     it labels: :class:`train.move_net.budget.Budget`). ``game`` is the game played (its
     engine and its agents' registry; Persian Rummy has 4 players); ``preset`` a Pasur
-    rule preset (the small variants ``mini`` and ``small``).
+    rule preset (the small variants ``mini`` and ``small``). numpy's BLAS runs on one
+    thread meanwhile (:func:`one_blas_thread`).
     """
     names = list(opponents)
     weights = np.array([opponents[n] for n in names], dtype=np.float64)
@@ -248,23 +265,24 @@ def generate(
         or make_agent(n, game=game, seed=seed + k)
         for k, n in enumerate(names)
     ]
-    chunk = seed
-    while labeler.decisions < decisions and (deadline is None or time.time() < deadline):
-        eng = _engine(game, batch, chunk, num_players, preset)
-        chunk += 1
-        learner = rng.integers(0, num_players, batch)
-        opp = 1 + rng.choice(len(names), size=batch, p=weights)
-        seat_policy = np.repeat(opp[:, None], num_players, axis=1)
-        sides = np.arange(num_players) % 2 if num_players == 4 else np.arange(num_players)
-        mine = sides[None, :] == sides[learner][:, None]
-        seat_policy[mine] = 0
-        before = labeler.decisions
-        play(eng, built, seat_policy)
-        if resize is not None:
-            decisions = resize(labeler)
-        if progress is not None:
-            progress.update(min(labeler.decisions, decisions) - min(before, decisions))
-    return labeler.take()
+    with one_blas_thread():
+        chunk = seed
+        while labeler.decisions < decisions and (deadline is None or time.time() < deadline):
+            eng = _engine(game, batch, chunk, num_players, preset)
+            chunk += 1
+            learner = rng.integers(0, num_players, batch)
+            opp = 1 + rng.choice(len(names), size=batch, p=weights)
+            seat_policy = np.repeat(opp[:, None], num_players, axis=1)
+            sides = np.arange(num_players) % 2 if num_players == 4 else np.arange(num_players)
+            mine = sides[None, :] == sides[learner][:, None]
+            seat_policy[mine] = 0
+            before = labeler.decisions
+            play(eng, built, seat_policy)
+            if resize is not None:
+                decisions = resize(labeler)
+            if progress is not None:
+                progress.update(min(labeler.decisions, decisions) - min(before, decisions))
+        return labeler.take()
 
 
 def size_text(n: int) -> str:

@@ -54,8 +54,13 @@ class NetGame:
     """the report's advice on training longer than a budgeted run"""
     config: str = "default"
     """the named configuration (``--config``: :data:`train.move_net.config.CONFIGS`) of
-    the game's own run, ``make train GAME=<id>``: its default settings (the labelling
-    benchmark, ``benchmarks/bench_labelling.py``, labels with them)"""
+    the game's own run, ``make train GAME=<id>``: its default settings, the ones
+    ``--game <id>`` picks when no ``--config`` is given (the labelling benchmark,
+    ``benchmarks/bench_labelling.py``, labels with them)"""
+    budget_min: float = 18.0
+    """the wall-time budget in minutes of the game's own run, final evaluation included
+    (``--game-budget``: what ``make train GAME=<id>`` gives unless ``TRAIN_BUDGET`` says
+    otherwise)"""
 
     def net_class(self) -> type:
         """The numpy network class."""

@@ -60,4 +60,5 @@ NET_GAME = NetGame(
     _relabellings, check=_check,
     eval_skip=lambda players: () if players == 2 else ("ppo",),
     train_longer="the configuration of the shipped network (`--config long`)",
+    config="default", budget_min=18.0,
 )

@@ -34,35 +34,60 @@ style):
    in shards seeded by the seed, the iteration and the shard's index, as many at once as
    there are workers; the data and the network do not depend on the number of workers.
 
-    python -m train.move_net --name net --time-budget-min 18      # make train
+    python -m train.move_net --game-budget                        # make train: 18 min
     python -m train.move_net --name net --total-decisions 100000  # a fixed amount of work
-    python -m train.move_net --config rummy --name rummy --time-budget-min 28  # Persian Rummy
+    python -m train.move_net --game persian_rummy --game-budget   # Persian Rummy, 20 min
     python -m train.move_net --name net --address auto           # label on a Ray cluster
     tensorboard --logdir runs
 """
 
 from __future__ import annotations
 
+import argparse
 import csv
 import dataclasses
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agents.apps.flags import Parser
 from train.common.config import command_line, config_cli, parse_config_args
 from train.move_net.config import CONFIGS, Args, check_args
-from train.move_net.games import NetGame, net_game
+from train.move_net.games import NET_GAMES, NetGame, net_game
 
 __all__ = ["Args", "CONFIGS", "State", "main", "parse_args", "command_of"]
 
+#: the program's name in its messages
+PROG = "python -m train.move_net"
+
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults, flags win."""
-    return parse_config_args(Args, CONFIGS, argv, "python -m train.move_net", __doc__, check_args)
+    """Command line -> :class:`Args` (tyro): ``--config`` picks the defaults (without it,
+    the configuration of ``--game``'s own run, :attr:`NetGame.config`), ``--game-budget``
+    adds the game's wall-time budget to them (:attr:`NetGame.budget_min`), flags win."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre = Parser(prog=PROG, add_help=False)
+    pre.add_argument("--config")
+    pre.add_argument("--game")
+    pre.add_argument("--game-budget", action=argparse.BooleanOptionalAction, default=False)
+    known, _ = pre.parse_known_args(argv)
+    configs = CONFIGS
+    if known.config is None and known.game in NET_GAMES:
+        argv = ["--config", NET_GAMES[known.game].config, *argv]
+        known.config = NET_GAMES[known.game].config
+    config = CONFIGS.get(known.config or "default")
+    game = known.game or (config or {}).get("game", Args.game)
+    if known.game_budget and config is not None and game in NET_GAMES:
+        # the budget as a default of the configuration: a --time-budget-min given wins
+        configs = {**CONFIGS, known.config or "default": {
+            **config, "time_budget_min": NET_GAMES[game].budget_min}}
+    args = parse_config_args(Args, configs, argv, PROG, __doc__, check_args)
+    return dataclasses.replace(args, game_budget=False)  # resolved: the run's budget is set
 
 
 def cli_of(args: Args) -> list[str]:
@@ -518,8 +543,19 @@ def ray_or_not(args: Args) -> Any:
 
 
 def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.monotonic) -> Path:
-    """Run the pipeline; ``clock`` is the budget's clock (tests inject one)."""
-    args = given = parse_args(argv)
+    """Run the pipeline; ``clock`` is the budget's clock (tests inject one). numpy's BLAS
+    runs on one thread throughout (:func:`train.move_net.data.one_blas_thread`): the
+    networks' small products in the labelling and in the evaluations, and the budget
+    times both as they will run."""
+    from train.move_net.data import one_blas_thread
+
+    with one_blas_thread():
+        return run(parse_args(argv), clock)
+
+
+def run(args: Args, clock: Callable[[], float]) -> Path:
+    """The run of :func:`main`, on its parsed settings."""
+    given = args
     game = net_game(args.game)  # the game's plug-in, resolved once: every step is handed it
     started = clock()
     start = time.time()
