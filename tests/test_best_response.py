@@ -254,3 +254,31 @@ def test_the_learner_finds_a_gain_against_an_exploitable_agent(tmp_path: Path) -
     trained = best_response(LowestCard(), decisions=30_000, save=tmp_path / "t.npz", **kwargs)
     assert trained.ci95[0] > untrained.ci95[1], (trained.summary(), untrained.summary())
     assert trained.gain > 0
+
+
+def test_training_runs_numba_torch_and_blas_on_one_thread(tmp_path: Path, monkeypatch) -> None:
+    """The frozen agent and the learner are asked for small batches: numba's kernels,
+    torch and numpy's BLAS (a numpy network's products) each run on one thread while
+    the exploiter trains, and get their pools back after."""
+    import numba
+    import torch
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    import train.best_response as br
+
+    def blas() -> list[int]:
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    seen: list[tuple[list[int], int, int]] = []
+    real = br._collect
+
+    def spy(*args, **kwargs) -> None:
+        seen.append((blas(), numba.get_num_threads(), torch.get_num_threads()))
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(br, "_collect", spy)
+    with threadpool_limits(limits=2, user_api="blas"):
+        br.best_response("greedy", preset="mini", decisions=64, rounds=4,
+                         save=tmp_path / "x.npz", ppo=br.Ppo(envs=4, hidden=8))
+        assert seen and all(b == [1] * len(b) and n == 1 and t == 1 for b, n, t in seen)
+        assert all(n == 2 for n in blas())

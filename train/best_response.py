@@ -33,11 +33,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -55,6 +54,7 @@ from pasur_env import AllSeatsEnv
 from pasur_env.core.loop import decide, play
 from pasur_env.core.policy import Policy, check_policy_fits
 from pasur_env.games import game_info
+from train.common.threads import one_thread_each
 from train.common.tracking import WallClock
 
 __all__ = ["Ppo", "BestResponseResult", "best_response", "train_exploiter", "learner_advantages",
@@ -303,24 +303,6 @@ def _learn(env: AllSeatsEnv, net: _Net, opt: torch.optim.Optimizer, ppo: Ppo,
     return int(rows.sum())
 
 
-@contextlib.contextmanager
-def _one_thread() -> Iterator[None]:
-    """numba's kernels and torch on one thread each while training: the network is small
-    and the frozen agent is asked for tens to hundreds of decisions at a time, so a
-    thread pool's start-up and barriers cost more than they give (on a busy 2-core
-    machine, a hundred times more for ``heuristic``)."""
-    import numba
-
-    threads = numba.get_num_threads(), torch.get_num_threads()
-    numba.set_num_threads(1)
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(threads[0])
-        torch.set_num_threads(threads[1])
-
-
 #: the tags of the seeds a run derives from ``--seed``: the training deals, the teacher
 #: (an agent's seed) and the validation deals (a deal seed: the same tag, another use)
 _TRAINING_DEALS, _TEACHER, _VALIDATION_DEALS = 41, 43, 43
@@ -545,7 +527,7 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
                       role="agent to exploit")
     input_size(env, ppo.history)  # --history on a game without one: said before training
     log = sys.stderr if progress else None
-    with _one_thread():
+    with one_thread_each():
         net, used = train_exploiter(frozen, env, minutes=minutes, decisions=decisions,
                                     seat=seat, seed=seed, ppo=ppo, log=log, teacher=teach)
     path = Path(save) if save is not None else default_save_path(agent_label(agent), env.game)

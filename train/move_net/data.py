@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from agents import make_agent
 from agents.core.search import decision_seeds
@@ -34,8 +33,9 @@ from pasur_env import GameView
 from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
 from pasur_env.games import game_info
+from train.common.threads import one_blas_thread
 
-__all__ = ["Dataset", "Labeler", "SearchLabeler", "generate", "one_blas_thread", "size_text"]
+__all__ = ["Dataset", "Labeler", "SearchLabeler", "generate", "size_text"]
 
 
 @dataclass
@@ -220,21 +220,6 @@ def _engine(game: str, batch: int, seed: int, num_players: int,
                                   auto_reset=False, **extra)
 
 
-def one_blas_thread() -> Any:
-    """A context holding numpy's BLAS to one thread (threadpoolctl).
-
-    The numpy networks among the labeller's opponents (the ``net`` of the second
-    iteration on: :mod:`agents.core.move_net`) make many small matrix products, one per
-    step of the play loop. On a BLAS thread pool each product wakes the pool's threads,
-    which then spin waiting for the next one on the cores the engine's compiled kernels
-    (the rollouts of the labels) need: Persian Rummy's labelling fell from about 600 to
-    about 200 decisions per second once the network played, and went back to about 600
-    on one BLAS thread (``benchmarks/bench_labelling.py``). The products gain nothing
-    from threads at these sizes; ``pasur serve`` holds BLAS to one thread for the same
-    reason."""
-    return threadpool_limits(limits=1, user_api="blas")
-
-
 def generate(
     labeler: Labeler, decisions: int, *, num_players: int, seed: int,
     opponents: dict[str, float], batch: int = 256, progress: Any = None,
@@ -254,7 +239,7 @@ def generate(
     it labels: :class:`train.move_net.budget.Budget`). ``game`` is the game played (its
     engine and its agents' registry; Persian Rummy has 4 players); ``preset`` a Pasur
     rule preset (the small variants ``mini`` and ``small``). numpy's BLAS runs on one
-    thread meanwhile (:func:`one_blas_thread`).
+    thread meanwhile (:func:`train.common.threads.one_blas_thread`).
     """
     names = list(opponents)
     weights = np.array([opponents[n] for n in names], dtype=np.float64)

@@ -544,10 +544,10 @@ def ray_or_not(args: Args) -> Any:
 
 def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.monotonic) -> Path:
     """Run the pipeline; ``clock`` is the budget's clock (tests inject one). numpy's BLAS
-    runs on one thread throughout (:func:`train.move_net.data.one_blas_thread`): the
+    runs on one thread throughout (:func:`train.common.threads.one_blas_thread`): the
     networks' small products in the labelling and in the evaluations, and the budget
     times both as they will run."""
-    from train.move_net.data import one_blas_thread
+    from train.common.threads import one_blas_thread
 
     with one_blas_thread():
         return run(parse_args(argv), clock)
