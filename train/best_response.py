@@ -48,7 +48,7 @@ from agents.evaluation.match import duplicate_engine, evaluate, setup
 from agents.evaluation.results import SCHEMA, library_info, utc_now
 from agents.evaluation.stats import mean_ci
 from agents.games import derived_seeds
-from agents.learned.exploiter import PREFIX, file_stem, save_exploiter
+from agents.learned.exploiter import PREFIX, exploiter_inputs, file_stem, save_exploiter
 from agents.registry import agent_label, build_agent
 from pasur_env import AllSeatsEnv
 from pasur_env.core.loop import decide, play
@@ -198,20 +198,9 @@ class _Rollout:
                    np.full((T, B), -1, dtype=np.int64) if teacher else None)
 
 
-def learner_inputs(engine: Any, games: np.ndarray, seats: np.ndarray, obs: np.ndarray,
-                   history: bool) -> np.ndarray:
-    """What the learner reads: the seats' observations, and with ``history`` what every
-    seat played this round (:meth:`pasur_env.core.batch_engine.BatchEngine.play_history`):
-    the observation alone cannot tell which card each play was, which a best response
-    reading the agent's hand from its plays needs."""
-    if not history:
-        return obs
-    return np.concatenate([obs, engine.play_history(games, seats)], axis=1)
-
-
 def input_size(env: AllSeatsEnv, history: bool) -> int:
-    """The width of :func:`learner_inputs`' rows on ``env``; ``ValueError`` for
-    ``history`` on a game whose engine keeps none."""
+    """The width of the rows of :func:`agents.learned.exploiter.exploiter_inputs` on
+    ``env``; ``ValueError`` for ``history`` on a game whose engine keeps none."""
     if not history:
         return env.obs_size
     if env.engine.history_size == 0:
@@ -228,7 +217,7 @@ def _collect(env: AllSeatsEnv, net: _Net, frozen: Policy, state: list[np.ndarray
     rows = np.arange(env.num_envs)
     for t in range(buf.obs.shape[0]):
         obs, mask, seat = state
-        obs = learner_inputs(env.engine, rows, seat, obs, history)
+        obs = exploiter_inputs(env.engine, rows, seat, obs, history)
         learner = mine[rows, seat]
         actions = np.zeros(env.num_envs, dtype=np.int64)
         others = np.flatnonzero(~learner)
@@ -287,7 +276,7 @@ def _learn(env: AllSeatsEnv, net: _Net, opt: torch.optim.Optimizer, ppo: Ppo,
     """Advantages of one filled rollout, then the update; returns its learner decisions."""
     rows = np.arange(env.num_envs)
     with torch.no_grad():  # every seat's value where the rollout stopped
-        last = np.stack([net.value(torch.as_tensor(learner_inputs(
+        last = np.stack([net.value(torch.as_tensor(exploiter_inputs(
             env.engine, rows, np.full(env.num_envs, s), env.observe(s), ppo.history))).numpy()
             for s in range(env.num_players)], axis=1)
     adv = learner_advantages(buf.rew / scale, buf.val, buf.seat, buf.end, buf.mine, last,
