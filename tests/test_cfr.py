@@ -180,6 +180,50 @@ def test_exploitability_of_agents() -> None:
     assert one.best_response[1] == pytest.approx(greedy.best_response[1])
 
 
+class _ByCalls:
+    """An agent's ``act`` alone: its policy is read by calling it (no ``action_probs``)."""
+
+    def __init__(self, agent) -> None:  # noqa: ANN001
+        self.agent, self.name, self.needs_observation = agent, agent.name, True
+
+    def act(self, obs, mask, view):  # noqa: ANN001, ANN201
+        return self.agent.act(obs, mask, view)
+
+    def reset(self, seed=None) -> None:  # noqa: ANN001
+        self.agent.reset(seed)
+
+
+def test_an_agent_s_action_probabilities_are_read_exactly() -> None:
+    """``net:temperature=T`` says its probabilities: at T=0 they are the one move it
+    plays (the same NashConv as reading it by calls); at T>0 its calls' frequencies
+    converge to them; probabilities that are not a policy of the legal actions are
+    refused."""
+    from agents.evaluation.exploitability import agent_policy
+    from agents.pasur.move_net import MoveNet, NetAgent
+
+    eng, tree = variant_tree("mini", **TINY_ONE_DEAL)
+    net = MoveNet.init(eng.obs_size, 16, 8, seed=0, num_players=2)
+    net.params["w_q"] *= 20.0  # values a few points apart, as a trained network's
+    pure = exploitability(NetAgent(model=net), preset="mini", **TINY_ONE_DEAL)
+    calls = exploitability(_ByCalls(NetAgent(model=net)), preset="mini", **TINY_ONE_DEAL)
+    assert (pure.policy_read, calls.policy_read) == ("probabilities", "calls")
+    assert pure.nash_conv == pytest.approx(calls.nash_conv, abs=1e-12)
+    warm = NetAgent(model=net, temperature=1.0, seed=0)
+    exact = agent_policy(tree, eng, warm)
+    assert not np.isin(exact, (0.0, 1.0)).all()  # a mixed policy
+    freq = agent_policy(tree, eng, _ByCalls(warm), samples=2000)
+    assert np.abs(exact - freq).max() < 0.05
+    mixed = exploitability(warm, preset="mini", **TINY_ONE_DEAL)
+    assert mixed.nash_conv == pytest.approx(S.nash_conv(tree, exact)["nash_conv"])
+
+    class Bad(NetAgent):
+        def action_probs(self, obs, mask, view):  # noqa: ANN001, ANN201
+            return np.where(mask, 1.0, 0.0)  # rows summing to the legal count
+
+    with pytest.raises(ValueError, match="summing to 1"):
+        exploitability(Bad(model=net), preset="mini", **TINY_ONE_DEAL)
+
+
 def test_cli_exploitability_random_mini(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
     out = tmp_path / "x.json"
     assert cli_main(["exploitability", "random", "--preset", "mini", "--json", str(out)]) == 0

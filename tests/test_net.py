@@ -77,6 +77,34 @@ def test_no_shipped_network_is_a_clear_error(tmp_path, monkeypatch) -> None:
         NetAgent().act(encode(eng), eng.legal_mask(), GameView.all(eng))
 
 
+def test_a_temperature_draws_moves_from_the_probabilities_it_says() -> None:
+    """``temperature=T`` plays a softmax of the values: ``action_probs`` is a policy of
+    the legal actions (one-hot on ``act``'s choice at T=0) and ``act``'s frequencies
+    converge to it, in the PLAY and the CAPTURE phase; a bad temperature is refused."""
+    net = tiny_net(2)
+    net.params["w_q"] *= 20.0
+    eng = Engine(24, seed=5, episode="round")
+    eng.playout(9, seed=2)
+    games = np.arange(24)
+    view, mask, obs = GameView(eng, games), eng.legal_mask(games), encode(eng)
+    cold = NetAgent(model=net).action_probs(obs, mask, view)
+    np.testing.assert_array_equal(cold.argmax(1), NetAgent(model=net).act(obs, mask, view))
+    assert (cold.max(1) == 1.0).all()
+    warm = NetAgent(model=net, temperature=1.0, seed=0)
+    p = warm.action_probs(obs, mask, view)
+    assert (p[~mask] == 0).all() and np.allclose(p.sum(1), 1.0)
+    assert (p.max(1) < 1.0).any() and eng.phase[:24].tolist().count(K.CAPTURE) >= 1
+    counts = np.zeros_like(p)
+    for _ in range(1000):
+        counts[games, warm.act(obs, mask, view)] += 1
+    assert np.abs(counts / 1000 - p).max() < 0.06
+    same = [NetAgent(model=net, temperature=1.0, seed=3).act(obs, mask, view) for _ in "ab"]
+    np.testing.assert_array_equal(*same)  # seeded draws repeat
+    for bad in (-1.0, float("nan"), "hot"):
+        with pytest.raises(ValueError, match="temperature must be a number >= 0"):
+            NetAgent(model=net, temperature=bad)
+
+
 def test_top_k_mask() -> None:
     q = np.array([1.0, 3.0, 2.0, 5.0, 0.0, 0.0])
     offsets = np.array([0, 3, 4, 6])

@@ -14,6 +14,7 @@ pytest.importorskip("torch")
 
 from agents import make_agent  # noqa: E402
 from agents.pasur.move_net import MoveNet  # noqa: E402
+from agents.registry import build_agent  # noqa: E402
 from agents.rummy.move_net import RummyMoveNet, RummyNetAgent  # noqa: E402
 from agents.rummy.move_net.features import MOVE_WIDTH, candidate_features  # noqa: E402
 from agents.rummy.rollout import RummyRolloutAgent, candidate_actions  # noqa: E402
@@ -90,6 +91,30 @@ def test_net_agent_plays_legally_and_refuses_another_layout(tmp_path) -> None:
     obs = eng.observe(np.arange(2), eng.current_player)
     with pytest.raises(ValueError, match="expects observations of"):
         RummyNetAgent(model=tiny_net()).act(obs[:, :-1], eng.legal_mask(), GameView.all(eng))
+
+
+def test_a_temperature_draws_candidates_from_the_probabilities_it_says() -> None:
+    """``net:temperature=T`` in Persian Rummy: ``action_probs`` is a policy of the legal
+    actions (one-hot on ``act``'s choice at T=0) and ``act``'s frequencies follow it."""
+    eng = positions(48)
+    live = np.flatnonzero(~eng.done)
+    view, mask = GameView(eng, live), eng.legal_mask()[live]
+    obs = eng.observe(live)
+    net = tiny_net()
+    net.params["w_q"] *= 20.0
+    cold = RummyNetAgent(model=net)
+    np.testing.assert_array_equal(cold.action_probs(obs, mask, view).argmax(1),
+                                  cold.act(obs, mask, view))
+    assert build_agent("net:temperature=0.5", game="persian_rummy").temperature == 0.5
+    warm = RummyNetAgent(model=net, temperature=1.0, seed=0)
+    p = warm.action_probs(obs, mask, view)
+    assert (p[~mask] == 0).all() and np.allclose(p.sum(1), 1.0) and (p.max(1) < 1).any()
+    counts = np.zeros_like(p)
+    for _ in range(1000):
+        counts[np.arange(live.size), warm.act(obs, mask, view)] += 1
+    assert np.abs(counts / 1000 - p).max() < 0.06
+    with pytest.raises(ValueError, match="temperature must be a number >= 0"):
+        build_agent("net:temperature=-2", game="persian_rummy")
 
 
 def test_the_shipped_network_loads_by_name_and_plays_whole_rounds() -> None:

@@ -26,7 +26,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["MoveNetBase", "PARAM_NAMES", "best_moves"]
+__all__ = ["MoveNetBase", "PARAM_NAMES", "best_moves", "move_probs", "choose_moves",
+           "check_temperature"]
 
 def best_moves(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Row of the best move of each decision (the first one among equals)."""
@@ -34,6 +35,54 @@ def best_moves(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     top = np.maximum.reduceat(q, offsets[:-1])
     hit = np.flatnonzero(q >= np.repeat(top, counts))
     return hit[np.searchsorted(hit, offsets[:-1])]
+
+
+def check_temperature(temperature: float, who: str = "net") -> float:
+    """``temperature`` as a float >= 0 (a ``ValueError`` in the agent's words otherwise)."""
+    try:
+        t = float(temperature)
+    except (TypeError, ValueError):
+        raise ValueError(f"{who}: temperature must be a number >= 0, "
+                         f"got {temperature!r}") from None
+    if not np.isfinite(t) or t < 0:
+        raise ValueError(f"{who}: temperature must be a number >= 0, got {temperature!r}")
+    return t
+
+
+def move_probs(q: np.ndarray, offsets: np.ndarray, temperature: float) -> np.ndarray:
+    """Probability of each move row: a softmax of ``q / temperature`` within each
+    decision (rows ``offsets[i]:offsets[i + 1]``). Temperature 0 puts all of a
+    decision's mass on :func:`best_moves`, the network's usual play.
+
+    Why a temperature: a network that always plays its best-scored move is a pure
+    policy, and in a game of hidden cards a pure policy tells an opponent its hand;
+    a softmax of the values (a quantal response) mixes moves of nearly equal value and
+    leaves clear choices alone. The values are in points of the round, so the
+    temperature is in points too.
+    """
+    q = np.asarray(q, dtype=np.float64)
+    out = np.zeros(q.shape[0], dtype=np.float64)
+    if temperature <= 0:
+        out[best_moves(q, offsets)] = 1.0
+        return out
+    counts = np.diff(offsets)
+    top = np.maximum.reduceat(q, offsets[:-1])
+    e = np.exp((q - np.repeat(top, counts)) / temperature)
+    return e / np.repeat(np.add.reduceat(e, offsets[:-1]), counts)
+
+
+def choose_moves(q: np.ndarray, offsets: np.ndarray, temperature: float,
+                 rng: np.random.Generator) -> np.ndarray:
+    """Row of the move each decision plays: :func:`best_moves` at temperature 0, else one
+    drawn from :func:`move_probs` with ``rng``."""
+    if temperature <= 0:
+        return best_moves(q, offsets)
+    p = move_probs(q, offsets, temperature)
+    cum = np.cumsum(p)
+    before = np.concatenate([[0.0], cum])[offsets[:-1]]
+    u = before + rng.random(offsets.size - 1) * (cum[offsets[1:] - 1] - before)
+    rows = np.searchsorted(cum, u, side="right")
+    return np.clip(rows, offsets[:-1], offsets[1:] - 1)
 
 
 #: parameter arrays of a network, in order

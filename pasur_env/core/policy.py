@@ -15,7 +15,9 @@ than at its first move (:func:`check_policy_fits`; read with ``getattr``, so a p
 without them plays anything): ``game_ids`` (the ids of :data:`pasur_env.games.GAMES`
 it plays; None: any game), ``player_counts`` (the seat counts it plays; None: any the
 game has) and ``observation_size`` (the width of the observations it reads; None: it
-reads none, or any).
+reads none, or any). A stochastic policy may also say its probabilities,
+``action_probs(obs, mask, view) -> (n, num_actions)`` (the exact exploitability of
+small variants reads a mixed policy so, rather than by sampling ``act``).
 
 A policy may read only what the mover of each game can see: its own hand, the
 table, the piles, surs, scores, stock size, deal index, last capturer, the Ru Baaz

@@ -8,8 +8,9 @@ run then times a few minibatches of a throwaway fit, a share of every evaluation
 it will play (:func:`time_fit`, :func:`time_evaluations`) and one batch of games
 labelled with the throwaway network among the opponents (the network joins them from
 the second iteration, and its cost is not in the first one's rate), and
-:func:`plan_budget` sizes the run from those rates so that labelling, fitting, the
-evaluation after each iteration and the final evaluation end within B minutes.
+:func:`plan_budget` sizes the run from those rates so that labelling, fitting, saving
+each iteration's data, the evaluation after each iteration and the final evaluation
+end within B minutes.
 
 The plan is made once, before anything it decides has happened, and kept: the
 checkpoint holds it, so ``--resume`` continues it. A budgeted run therefore does
@@ -31,8 +32,8 @@ from typing import Any
 from pasur_env.core.batch_engine import PARALLEL_MIN_BATCH
 from train.move_net.data import Dataset, Labeler
 
-__all__ = ["Measured", "Plan", "Budget", "plan_budget", "time_fit", "time_evaluations",
-           "SAFETY", "FIT_SHARE", "EVAL_SHARE"]
+__all__ = ["Measured", "Plan", "Budget", "plan_budget", "phase_seconds", "time_fit",
+           "time_evaluations", "SAFETY", "FIT_SHARE", "EVAL_SHARE"]
 
 #: share of the budget left unplanned: timing noise, checkpoints, plots, the report
 SAFETY = 0.05
@@ -68,6 +69,9 @@ class Measured:
     """labelled decisions per second with the opponents of the second iteration on (the
     mix, the network being trained among them; timed on one batch of games with a
     throwaway network of the run's width); 0: as ``label_rate`` (no network in the mix)"""
+    save_seconds: float = 0.0
+    """seconds to write one labelled decision to the run's data file (compressed: a
+    Persian Rummy iteration took 18 s to write, a minute of a 20-minute run)"""
 
     @property
     def later_rate(self) -> float:
@@ -102,6 +106,11 @@ class Plan:
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def phases(self) -> dict[str, float]:
+        """The planned seconds of each phase after the plan (:func:`phase_seconds`)."""
+        return phase_seconds(self.iterations, self.decisions_per_iteration, self.epochs,
+                             self.measured)
+
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Plan:
         return cls(**{**d, "measured": Measured(**d["measured"])})
@@ -112,7 +121,8 @@ class Plan:
                  if m.later_rate != m.label_rate else "")
         return (f"budget {self.budget_min:g} min: labelling {m.label_rate:,.0f} decisions/s"
                 f"{later}, "
-                f"fitting {m.fit_seconds * 1e6:,.0f} µs per decision and epoch, evaluations "
+                f"fitting {m.fit_seconds * 1e6:,.0f} µs per decision and epoch, saving "
+                f"{m.save_seconds * 1e6:,.0f} µs per decision, evaluations "
                 f"{m.eval_seconds:.0f} s after each iteration and {m.final_eval_seconds:.0f} s "
                 f"at the end -> {self.iterations} iterations of {self.decisions_per_iteration:,} "
                 f"decisions, {self.epochs} epochs per fit (planned {self.planned_min:.1f} min)")
@@ -127,14 +137,23 @@ def _epochs(k: int, m: Measured, epochs: int) -> int:
     return max(1, min(epochs, math.floor(most)))
 
 
-def _cost(k: int, per: int, epochs: int, m: Measured) -> float:
-    """Seconds from the plan to the end for ``k`` iterations of ``per`` decisions."""
+def phase_seconds(k: int, per: int, epochs: int, m: Measured) -> dict[str, float]:
+    """Seconds from the plan to the end for ``k`` iterations of ``per`` decisions, by
+    phase (the names of the run's own timings, :func:`train.move_net.pipeline.run`)."""
     half = m.batch_decisions / 2  # an iteration ends inside a batch: half a batch more
     first = max(float(m.labelled), per + half)  # the first iteration has labelled some
     later = per + half
-    label = (first - m.labelled) / m.label_rate + (k - 1) * later / m.later_rate
     fitted = sum(first + j * later for j in range(k))  # each fit sees all data so far
-    return label + epochs * m.fit_seconds * fitted + k * m.eval_seconds + m.final_eval_seconds
+    return {"labelling": (first - m.labelled) / m.label_rate + (k - 1) * later / m.later_rate,
+            "fitting": epochs * m.fit_seconds * fitted,
+            "saving": m.save_seconds * (first + (k - 1) * later),  # each iteration its own
+            "evaluations": k * m.eval_seconds,
+            "final evaluation": m.final_eval_seconds}
+
+
+def _cost(k: int, per: int, epochs: int, m: Measured) -> float:
+    """Seconds from the plan to the end for ``k`` iterations of ``per`` decisions."""
+    return sum(phase_seconds(k, per, epochs, m).values())
 
 
 def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) -> Plan:
@@ -241,12 +260,12 @@ class Budget:
     second it measures the labelling rate, runs ``probe(data so far)`` -> ``(fit
     seconds per decision and epoch, seconds of one evaluation after an iteration,
     seconds of the final evaluation, labelling rate with the network among the
-    opponents)``, plans, and from then on asks for the planned
+    opponents, seconds to save a decision)``, plans, and from then on asks for the planned
     decisions per iteration.
     """
 
     def __init__(self, budget_min: float, started: float, clock: Callable[[], float],
-                 probe: Callable[[Dataset], tuple[float, float, float]], iterations: int,
+                 probe: Callable[[Dataset], tuple[float, ...]], iterations: int,
                  epochs: int) -> None:
         self.budget_min, self.started, self.clock, self.probe = budget_min, started, clock, probe
         self.iterations, self.epochs = iterations, epochs
@@ -266,11 +285,11 @@ class Budget:
             return sys.maxsize
         (_, _), (d1, t1), (d2, t2) = self.marks[:3]
         rate = (d2 - d1) / max(t2 - t1, 1e-9)
-        fit_s, eval_s, final_s, net_rate = self.probe(Dataset.concat(labeler.parts))
+        fit_s, eval_s, final_s, net_rate, save_s = self.probe(Dataset.concat(labeler.parts))
         m = Measured(elapsed=self.clock() - self.started, label_rate=rate,
                      batch_decisions=float(d2 - d1), first_batch=d1, labelled=d2,
                      fit_seconds=fit_s, eval_seconds=eval_s, final_eval_seconds=final_s,
-                     net_rate=net_rate)
+                     net_rate=net_rate, save_seconds=save_s)
         self.plan = plan_budget(self.budget_min, m, self.iterations, self.epochs)
         print(self.plan.summary())
         return self.plan.decisions_per_iteration

@@ -125,12 +125,17 @@ class State:
 
 def save_checkpoint(run_dir: Path, state: State, data: bool = True) -> None:
     """Write the iteration's data file (unless ``data`` is False: a refit adds none), the
-    network and the progress (atomically last)."""
+    network and the progress (atomically last); the writing's seconds join the
+    iteration's phase timings."""
     (run_dir / DATA_DIR).mkdir(exist_ok=True)
     k = state.iteration
+    t0 = time.perf_counter()
     if data:
         state.data[k - 1].save(run_dir / DATA_DIR / f"iteration_{k}.npz")
     state.net.save(run_dir / "checkpoint_net.npz")
+    if state.history:
+        state.history[-1].setdefault("phase_seconds", {})["saving"] = round(
+            time.perf_counter() - t0, 2)
     tmp = run_dir / "checkpoint.json.tmp"
     info: dict[str, Any] = {"iteration": k, "seconds": state.seconds, "history": state.history}
     if state.plan is not None:
@@ -308,11 +313,14 @@ def budget_probe(args: Args, game: NetGame, clock: Callable[[], float]
                  ) -> Callable[[Any], tuple[float, ...]]:
     """The timings a :class:`train.move_net.budget.Budget` plans from, on the data
     labelled so far: a throwaway network's fit, a share of every evaluation the run
-    will play, and a batch of games labelled against that network. No random stream of
+    will play, a batch of games labelled against that network, and the writing of the
+    data so far (compressed, in memory). No random stream of
     the run is touched (torch's is forked; the fit, the network, the matches and the
     labelling have their own)."""
 
-    def probe(data: Any) -> tuple[float, float, float, float]:
+    def probe(data: Any) -> tuple[float, float, float, float, float]:
+        import io
+
         import torch
 
         from train.common.evaluation import evaluate_game, parse_opponents
@@ -340,7 +348,10 @@ def budget_probe(args: Args, game: NetGame, clock: Callable[[], float]
         each, final = time_evaluations(play, [listed(args.eval_opponents, args.eval_rounds),
                                               listed(args.final_eval_opponents,
                                                      args.rounds)], clock)
-        return fit_s, each, final, net_labelling(args, game, net, clock)
+        t0 = clock()
+        data.save(io.BytesIO())
+        save_s = (clock() - t0) / max(len(data), 1)
+        return fit_s, each, final, net_labelling(args, game, net, clock), save_s
 
     return probe
 
@@ -423,6 +434,27 @@ def budget_lines(given: Args, args: Args, game: NetGame, plan: dict[str, Any],
             f"`{fixed}`. To train longer, give a larger budget (`{longer}`) or {shipped}."]
 
 
+def phase_line(plan: dict[str, Any], history: list[dict[str, Any]],
+               final_seconds: float | None) -> str:
+    """Where a budgeted run's time went, phase by phase, next to what its plan expected
+    (how an overrun is read: which phase took longer than planned)."""
+    from train.move_net.budget import Plan
+
+    p = Plan.from_json(plan)
+    taken: dict[str, float] = {}
+    for h in history:
+        for k, v in h.get("phase_seconds", {}).items():
+            taken[k] = taken.get(k, 0.0) + v
+    if final_seconds is not None:
+        taken["final evaluation"] = final_seconds
+    parts = [f"{k} {v:,.0f} / {taken[k]:,.0f}" if k in taken else f"{k} {v:,.0f} / ?"
+             for k, v in p.phases().items()]
+    return (f"Seconds planned / taken, by phase: {', '.join(parts)}. The plan was made "
+            f"{p.measured.elapsed:,.0f} s into the run, during the first iteration's "
+            "labelling, whose time taken includes that part (start-up, compilation, the "
+            "first batches and the budget's probes).")
+
+
 def data_line(run_dir: Path, state: State) -> str:
     """The disk the run's labelled data takes (its files compressed), next to the bytes of
     its arrays in memory: a long run's data is its largest part."""
@@ -435,7 +467,8 @@ def data_line(run_dir: Path, state: State) -> str:
 
 
 def write_report(args: Args, game: NetGame, run_dir: Path, state: State, results: list[Any],
-                 seconds: float, given: Args | None = None, wall: float = 0.0) -> None:
+                 seconds: float, given: Args | None = None, wall: float = 0.0,
+                 final_seconds: float | None = None) -> None:
     """``report.md``: how the network was made and how it plays against every baseline."""
     from train.common.plots import plot_evaluations
     from train.common.report import Column, results_columns
@@ -454,6 +487,7 @@ def write_report(args: Args, game: NetGame, run_dir: Path, state: State, results
                      "fitted from scratch on all the labelled data.")
     if state.plan is not None:
         intro += budget_lines(given or args, args, game, state.plan, wall)
+        intro.append(phase_line(state.plan, state.history, final_seconds))
     intro.append(data_line(run_dir, state))
     columns = results_columns("net − opponent, points/round") + [Column(
         "net time/decision", "---:",
@@ -498,10 +532,15 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
                 state.plan = budget.plan.to_json()
                 args = budget.plan.apply(args)
                 write_config(run_dir, args, state.plan)
+            t1 = time.time()
             stats = fit_network(args, game, state, writer)
+            t2 = time.time()
             results = evaluate_network(args, game, state, args.eval_opponents, args.eval_rounds,
                                        args.seed + 7)
             log_iteration(args, state, stats, results, writer, evals)
+            state.history[-1]["phase_seconds"] = {
+                "labelling": round(t1 - t0, 2), "fitting": round(t2 - t1, 2),
+                "evaluations": round(time.time() - t2, 2)}
             state.iteration += 1
             state.seconds += time.time() - t0
             save_checkpoint(run_dir, state)
@@ -587,9 +626,10 @@ def run(args: Args, clock: Callable[[], float]) -> Path:
         minutes=round(state.seconds / 60, 1),
     )
     state.net.save(run_dir / "net.npz")
+    t_final = time.time()
     results = final_evaluation(args, game, state, run_dir)
     write_report(args, game, run_dir, state, results, state.seconds, given,
-                 clock() - started)
+                 clock() - started, final_seconds=time.time() - t_final)
     print(f"\nrun written to {run_dir}/ (net.npz, report.md); training took "
           f"{state.seconds / 60:.1f} min\n{data_line(run_dir, state)}")
     return run_dir

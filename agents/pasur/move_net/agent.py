@@ -4,7 +4,10 @@ For each decision it lists the full moves open to the mover with their features
 (:func:`agents.pasur.move_net.features.candidate_moves`), scores them with the network
 (:class:`agents.pasur.move_net.model.MoveNet`) and plays the best; in the CAPTURE phase it scores
 the pending card's options that extend the selection and emits the next TAKE. No
-search, no randomness. The shipped networks (``agents/pretrained/net_<P>p.npz``, one
+search, and no randomness unless asked: ``net:temperature=T`` draws each move from a
+softmax of its values over ``T`` points (:func:`agents.core.move_net.move_probs`),
+a mixed policy, and :meth:`NetAgent.action_probs` gives those probabilities exactly
+(``pasur exploitability`` reads them). The shipped networks (``agents/pretrained/net_<P>p.npz``, one
 per number of players) are picked by the game's player count.
 """
 
@@ -15,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.core.base import Agent
-from agents.core.move_net import best_moves
+from agents.core.move_net import best_moves, check_temperature, choose_moves, move_probs
 from agents.pasur.move_net.features import candidate_moves
 from agents.pasur.move_net.model import MoveNet
 from agents.pasur.moves import emit_actions
@@ -40,10 +43,12 @@ class NetAgent(Agent):
     """The move-scoring network as a batched agent (module docstring).
 
     Args:
-        seed: unused (the agent is deterministic); accepted for the registry.
+        seed: seeds the draws at a temperature above 0 (at 0 the agent is deterministic).
         path: a network file (``.npz``); default: the shipped one for the game's number
             of players, chosen at the first decision.
         model: a :class:`MoveNet` already in memory (instead of ``path``).
+        temperature: 0 (default) plays the best-scored move; ``T > 0`` draws a move with
+            probability proportional to ``exp(Q / T)``, ``Q`` in round points.
     """
 
     name = "net"
@@ -51,7 +56,9 @@ class NetAgent(Agent):
     game_ids = ("pasur",)
 
     def __init__(self, seed: int | None = None, path: str | Path | None = None,
-                 model: MoveNet | None = None) -> None:
+                 model: MoveNet | None = None, temperature: float = 0.0) -> None:
+        self.temperature = check_temperature(temperature, self.name)
+        self.reset(seed)
         self.path = None if path is None else Path(path)
         self._models: dict[int, MoveNet] = {}
         if model is not None:
@@ -115,7 +122,25 @@ class NetAgent(Agent):
         if obs is None:
             raise ValueError(f"{self.name} needs observations")
         offsets, cards, capts, q = self.scores(obs, view)
-        best = best_moves(q, offsets)
+        best = choose_moves(q, offsets, self.temperature, self.rng)
         out = np.empty(len(view.games), dtype=np.int64)
         emit_actions(view.engine.state, view.games, cards[best], capts[best], out)
         return check_actions(out, np.asarray(mask), self.name)
+
+    def action_probs(self, obs: np.ndarray | None, mask: np.ndarray,
+                     view: GameView) -> np.ndarray:
+        """``(n, num_actions)``: the probability that :meth:`act` returns each action (a
+        one-hot row at temperature 0). A move is several actions in the CAPTURE phase;
+        the action due now is the first one of each candidate move (the candidates of a
+        CAPTURE decision are the moves that extend its selection), so each action gets
+        the summed probability of the moves that begin with it."""
+        if obs is None:
+            raise ValueError(f"{self.name} needs observations")
+        offsets, cards, capts, q = self.scores(obs, view)
+        counts = np.diff(offsets)
+        rows = np.repeat(np.arange(len(view.games)), counts)
+        first = np.empty(rows.size, dtype=np.int64)
+        emit_actions(view.engine.state, np.asarray(view.games)[rows], cards, capts, first)
+        out = np.zeros(np.asarray(mask).shape, dtype=np.float64)
+        np.add.at(out, (rows, first), move_probs(q, offsets, self.temperature))
+        return out

@@ -4,8 +4,10 @@ At the decisions that shape a turn (the draw with a takeable pile card, the disc
 :mod:`agents.rummy.move_net.features`) it scores every candidate with the network
 (:class:`agents.rummy.move_net.model.RummyMoveNet`, one batched forward pass per call) and
 plays the best; every other decision is greedy's, as in ``rollout``, whose choices the
-network learned from (``train.move_net --config rummy``). No search, no randomness. The
-shipped network is ``agents/pretrained/rummy_net_4p.npz``.
+network learned from (``train.move_net --config rummy``). No search, and no randomness
+unless asked: ``net:temperature=T`` draws among the scored candidates from a softmax of
+their values over ``T`` points, as Pasur's ``net`` (:meth:`RummyNetAgent.action_probs`
+says the probabilities). The shipped network is ``agents/pretrained/rummy_net_4p.npz``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.core.base import Agent
-from agents.core.move_net import best_moves
+from agents.core.move_net import check_temperature, choose_moves, move_probs
 from agents.rummy.move_net.features import candidate_actions, candidate_features
 from agents.rummy.move_net.model import RummyMoveNet
 from pasur_env.core.policy import GameView, check_actions
@@ -30,10 +32,12 @@ class RummyNetAgent(Agent):
     """The Rummy move-scoring network as a batched agent (module docstring).
 
     Args:
-        seed: unused (the agent is deterministic); accepted for the registry.
+        seed: seeds the draws at a temperature above 0 (at 0 the agent is deterministic).
         path: a network file (``.npz``, written by ``train.move_net --config rummy``);
             default: the shipped one.
         model: a :class:`RummyMoveNet` already in memory (instead of ``path``).
+        temperature: 0 (default) plays the best-scored candidate; ``T > 0`` draws one
+            with probability proportional to ``exp(Q / T)``, ``Q`` in round points.
     """
 
     name = "net"
@@ -41,7 +45,9 @@ class RummyNetAgent(Agent):
     game_ids = ("persian_rummy",)
 
     def __init__(self, seed: int | None = None, path: str | Path | None = None,
-                 model: RummyMoveNet | None = None) -> None:
+                 model: RummyMoveNet | None = None, temperature: float = 0.0) -> None:
+        self.temperature = check_temperature(temperature, self.name)
+        self.reset(seed)
         #: the network's file (None for a network given in memory): a result's provenance
         self.path: Path | None = None
         if model is None:
@@ -79,4 +85,17 @@ class RummyNetAgent(Agent):
             raise ValueError(f"{self.name} needs observations")
         mask = np.asarray(mask)
         offsets, actions, q = self.scores(np.asarray(obs), mask, view)
-        return check_actions(actions[best_moves(q, offsets)], mask, self.name)
+        pick = choose_moves(q, offsets, self.temperature, self.rng)
+        return check_actions(actions[pick], mask, self.name)
+
+    def action_probs(self, obs: np.ndarray | None, mask: np.ndarray,
+                     view: GameView) -> np.ndarray:
+        """``(n, num_actions)``: the probability that :meth:`act` returns each action."""
+        if obs is None:
+            raise ValueError(f"{self.name} needs observations")
+        mask = np.asarray(mask)
+        offsets, actions, q = self.scores(np.asarray(obs), mask, view)
+        rows = np.repeat(np.arange(len(view.games)), np.diff(offsets))
+        out = np.zeros(mask.shape, dtype=np.float64)
+        np.add.at(out, (rows, actions), move_probs(q, offsets, self.temperature))
+        return out
