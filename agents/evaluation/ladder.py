@@ -102,7 +102,7 @@ class Member:
 #: the fields of an exploitability result kept in a member's entry (its provenance is the
 #: member's own)
 _EXPLOIT_FIELDS = ("nash_conv", "gains", "best_response", "value_p0", "preset", "rules",
-                   "samples", "seed", "sizes", "seconds", "library", "date")
+                   "samples", "policy_read", "seed", "sizes", "seconds", "library", "date")
 
 #: the fields of a best-response result (``pasur best-response --json``) kept in a
 #: member's entry: the gain, its interval and rounds, the budget asked and used, the
