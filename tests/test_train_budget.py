@@ -143,29 +143,6 @@ def test_the_time_to_save_the_data_is_planned() -> None:
     assert Plan.from_json(old).measured.save_seconds == 0.0
 
 
-def test_the_fit_is_timed_on_minibatches_drawn_from_a_spread_out_sample() -> None:
-    """The timed fit draws its minibatches from the data repeated to about
-    ``spread_bytes`` (a run's later fits draw from gigabytes, out of the caches) and is
-    stopped after its timed minibatches, however large that sample is."""
-    from train.move_net.budget import time_fit
-
-    data = _dataset(100)
-    seen: list[int] = []
-    clock = FakeClock(0.5)
-
-    def fit_once(sample, tick) -> None:  # noqa: ANN001
-        seen.append(len(sample))
-        for _ in range(10**6):
-            tick(1)
-
-    per = time_fit(fit_once, data, batch_size=10, clock=clock, batches=4,
-                   spread_bytes=8 * data.nbytes)
-    assert seen == [800] and per == pytest.approx(0.5 / 10)
-    assert clock.now == pytest.approx(6 * 0.5)  # 4 + 2 minibatches, then stopped
-    time_fit(fit_once, data, 10, clock, batches=4, spread_bytes=1)
-    assert seen[-1] == 100  # already as large as asked: not repeated
-
-
 def test_the_budget_measures_the_second_batch_and_plans_once() -> None:
     class Labeler:  # what Budget reads of a SearchLabeler
         decisions, parts = 0, []

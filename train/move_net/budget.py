@@ -33,7 +33,7 @@ from pasur_env.core.batch_engine import PARALLEL_MIN_BATCH
 from train.move_net.data import Dataset, Labeler
 
 __all__ = ["Measured", "Plan", "Budget", "plan_budget", "phase_seconds", "time_fit",
-           "time_evaluations", "SAFETY", "FIT_SHARE", "EVAL_SHARE", "SPREAD_BYTES"]
+           "time_evaluations", "SAFETY", "FIT_SHARE", "EVAL_SHARE"]
 
 #: share of the budget left unplanned: timing noise, checkpoints, plots, the report
 SAFETY = 0.05
@@ -186,39 +186,15 @@ def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) ->
     return Plan(budget_min, k, per, e, round(planned, 2), m)
 
 
-#: bytes the timed fit's minibatches are drawn from (the sample repeated): a fit draws
-#: its minibatches from all the run's data, gigabytes by the last iteration, and drawn
-#: from the few megabytes labelled when the plan is made (in the caches) it timed
-#: Persian Rummy's fits 14 to 24% fast (planned 362 s, took 445)
-SPREAD_BYTES = 256 * 2**20
-
-
-class _Timed(Exception):
-    """Raised by the timed fit's tick once it has seen its minibatches."""
-
-
 def time_fit(fit_once: Callable[[Dataset, Callable[[int], None]], None], data: Dataset,
-             batch_size: int, clock: Callable[[], float], batches: int = 10,
-             spread_bytes: int = SPREAD_BYTES) -> float:
+             batch_size: int, clock: Callable[[], float], batches: int = 10) -> float:
     """Seconds per decision and epoch of fitting: ``fit_once(sample, tick)`` fits a
-    throwaway network on ``sample`` calling ``tick`` after each minibatch, and is stopped
-    after ``batches`` + 2 of them; the first two are not timed (set-up, first
-    allocations). The sample is ``data`` repeated to about ``spread_bytes``
-    (:data:`SPREAD_BYTES`), so that its minibatches are gathered from as far apart in
-    memory as a run's later fits gather theirs."""
-    copies = max(1, min(64, -(-spread_bytes // max(data.nbytes, 1))))
-    sample = Dataset.concat([data] * copies) if copies > 1 else data
+    throwaway network for one epoch on ``sample`` (the first ``batches`` + 2 minibatches
+    of ``data``) calling ``tick`` after each minibatch; the first two are not timed
+    (set-up, first allocations)."""
+    sample = data.head(min(len(data), (batches + 2) * batch_size))
     times: list[float] = []
-
-    def tick(_n: int) -> None:
-        times.append(clock())
-        if len(times) >= batches + 2:
-            raise _Timed
-
-    try:
-        fit_once(sample, tick)
-    except _Timed:
-        pass
+    fit_once(sample, lambda _n: times.append(clock()))
     timed = times[2:] if len(times) > 3 else times
     if len(timed) < 2:
         raise ValueError(f"timing a fit needs at least 2 minibatches; {len(data)} decisions "
