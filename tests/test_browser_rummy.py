@@ -59,6 +59,7 @@ def _open(page, server: str, gid: str) -> None:  # noqa: F811
 
 def test_the_start_form_starts_a_rummy_game(server, page) -> None:  # noqa: F811
     page.goto(f"{server}/?pace=0")
+    page.wait_for_selector("#start:enabled", timeout=60_000)  # the form has what to offer
     page.select_option("#game-choice", "persian_rummy")
     assert page.locator(".opponent").count() == 3
     assert "rollout" in page.inner_text("#opponents")
