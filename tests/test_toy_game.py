@@ -28,7 +28,9 @@ from agents.registry import agent_names
 from pasur_env.core import plugins
 from pasur_env.games import GAME_IDS, game_info
 
-TIMING = {"seconds", "decisions_per_s", "seconds_per_decision"}
+#: what depends on when and how fast a match ran (the date is to the second: two runs
+#: a moment apart can straddle one)
+TIMING = {"seconds", "decisions_per_s", "seconds_per_decision", "date"}
 
 
 @pytest.fixture(scope="module", autouse=True)
