@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 __all__ = ["MoveNetBase", "PARAM_NAMES", "best_moves", "move_probs", "choose_moves",
-           "check_temperature"]
+           "action_probs", "check_temperature"]
 
 def best_moves(q: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Row of the best move of each decision (the first one among equals)."""
@@ -69,6 +69,17 @@ def move_probs(q: np.ndarray, offsets: np.ndarray, temperature: float) -> np.nda
     top = np.maximum.reduceat(q, offsets[:-1])
     e = np.exp((q - np.repeat(top, counts)) / temperature)
     return e / np.repeat(np.add.reduceat(e, offsets[:-1]), counts)
+
+
+def action_probs(q: np.ndarray, offsets: np.ndarray, actions: np.ndarray,
+                 temperature: float, shape: tuple[int, int]) -> np.ndarray:
+    """``shape`` = ``(decisions, num_actions)``: each action's probability, the summed
+    :func:`move_probs` of the move rows whose action due now is ``actions[row]`` (a
+    move of several actions counts for its first)."""
+    rows = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    out = np.zeros(shape, dtype=np.float64)
+    np.add.at(out, (rows, actions), move_probs(q, offsets, temperature))
+    return out
 
 
 def choose_moves(q: np.ndarray, offsets: np.ndarray, temperature: float,

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.core.base import Agent
-from agents.core.move_net import best_moves, check_temperature, choose_moves, move_probs
+from agents.core.move_net import action_probs, best_moves, check_temperature, choose_moves
 from agents.pasur.move_net.features import candidate_moves
 from agents.pasur.move_net.model import MoveNet
 from agents.pasur.moves import emit_actions
@@ -137,10 +137,7 @@ class NetAgent(Agent):
         if obs is None:
             raise ValueError(f"{self.name} needs observations")
         offsets, cards, capts, q = self.scores(obs, view)
-        counts = np.diff(offsets)
-        rows = np.repeat(np.arange(len(view.games)), counts)
-        first = np.empty(rows.size, dtype=np.int64)
-        emit_actions(view.engine.state, np.asarray(view.games)[rows], cards, capts, first)
-        out = np.zeros(np.asarray(mask).shape, dtype=np.float64)
-        np.add.at(out, (rows, first), move_probs(q, offsets, self.temperature))
-        return out
+        games = np.repeat(np.asarray(view.games), np.diff(offsets))
+        first = np.empty(games.size, dtype=np.int64)
+        emit_actions(view.engine.state, games, cards, capts, first)
+        return action_probs(q, offsets, first, self.temperature, np.asarray(mask).shape)

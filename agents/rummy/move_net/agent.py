@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.core.base import Agent
-from agents.core.move_net import check_temperature, choose_moves, move_probs
+from agents.core.move_net import action_probs, check_temperature, choose_moves
 from agents.rummy.move_net.features import candidate_actions, candidate_features
 from agents.rummy.move_net.model import RummyMoveNet
 from pasur_env.core.policy import GameView, check_actions
@@ -95,7 +95,4 @@ class RummyNetAgent(Agent):
             raise ValueError(f"{self.name} needs observations")
         mask = np.asarray(mask)
         offsets, actions, q = self.scores(np.asarray(obs), mask, view)
-        rows = np.repeat(np.arange(len(view.games)), np.diff(offsets))
-        out = np.zeros(mask.shape, dtype=np.float64)
-        np.add.at(out, (rows, actions), move_probs(q, offsets, self.temperature))
-        return out
+        return action_probs(q, offsets, actions, self.temperature, mask.shape)
