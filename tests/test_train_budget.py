@@ -22,8 +22,10 @@ from train.move_net import pipeline as train_net  # noqa: E402
 from train.move_net.budget import (  # noqa: E402
     SAFETY,
     Budget,
+    Closing,
     Measured,
     Plan,
+    closing,
     plan_budget,
 )
 from train.move_net.games import net_game  # noqa: E402
@@ -167,6 +169,60 @@ def test_the_budget_measures_the_second_batch_and_plans_once() -> None:
     assert slow.total_decisions < fast.total_decisions
 
 
+def test_the_last_iteration_ends_when_what_remains_just_fits() -> None:
+    """A plan errs by a fifth on a phase; the last iteration corrects it by labelling
+    until the rest (the fit on all the data, the saving, the evaluations, at the run's
+    own rates) just fits: one batch more whenever that batch and the rest end in time."""
+
+    class Labeler:
+        decisions = 0
+
+    clock = FakeClock(0.0)  # moved by hand: each batch of 1,000 decisions takes 10 s
+    c = Closing(end=1_000.0, clock=clock, fit_seconds=1e-3, epochs=2, fitted_before=100_000,
+                save_seconds=1e-3, after=50.0)
+    c.start()
+    assert c.rest(0) == 2 * 100.0 + 50.0  # the fit of the data before, and evaluations
+    lab, answers = Labeler(), []
+    while True:
+        clock.now += 10.0
+        lab.decisions += 1_000
+        answers.append(c.resize(lab))
+        if answers[-1] == lab.decisions:
+            break
+    d = lab.decisions
+    assert all(a == k * 1_000 + 1_000 for k, a in enumerate(answers[:-1], 1))
+    # it stopped at the last batch after which one more would not have fitted
+    assert clock.now + c.rest(d) <= c.end < clock.now + 10.0 + c.rest(d + 1_000)
+    assert c.to_json()["seconds_left"] == c.end - clock.now
+    # a slower fit leaves less time to label
+    slow = Closing(1_000.0, FakeClock(0.0), 2e-3, 2, 100_000, 1e-3, 50.0)
+    slow.start()
+    lab.decisions = 0
+    while slow.resize(lab) != lab.decisions or lab.decisions == 0:
+        slow.clock.now += 10.0
+        lab.decisions += 1_000
+    assert lab.decisions < d
+
+
+def test_the_closing_reads_the_run_s_own_rates() -> None:
+    """The last iteration's closing reads the fits, savings and evaluations the run timed
+    (not the probes': those missed by a fifth), and the plan's where none is timed."""
+    plan = plan_budget(20, BASE, 3, 4)
+    history = [{"decisions": 10_000, "phase_seconds": {"fitting": 4.0, "saving": 1.0,
+                                                       "evaluations": 30.0}},
+               {"decisions": 20_000, "phase_seconds": {"fitting": 8.0, "saving": 1.0,
+                                                       "evaluations": 30.0}}]
+    c = closing(plan, history, 900.0, FakeClock(1.0))
+    assert c.fit_seconds == pytest.approx(12.0 / (4 * 30_000))
+    assert c.save_seconds == pytest.approx(2.0 / 20_000)
+    assert c.fitted_before == 20_000 and c.epochs == 4
+    # the evaluations ran twice their plan (15 s): the final one is expected twice too
+    assert c.after == pytest.approx(30.0 + 2 * BASE.final_eval_seconds)
+    fresh = closing(plan, [], 900.0, FakeClock(1.0))
+    assert (fresh.fit_seconds, fresh.after) == (BASE.fit_seconds,
+                                                BASE.eval_seconds + BASE.final_eval_seconds)
+
+
 def test_no_budget_leaves_the_run_as_it_was() -> None:
     args = train_net.parse_args(["--config", "tiny"])
     assert args.time_budget_min == 0
@@ -270,6 +326,10 @@ def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_pat
     assert "python -m train.move_net --config tiny --name b " in report
     fixed = report.split("(the same network to the last digit): `")[1].split("`")[0]
     assert "--time-budget-min" not in fixed
+    # its last iteration was closed on the clock, and the fixed command repeats its size
+    last = history[1]["decisions"] - history[0]["decisions"]
+    assert "closed_on_the_clock" in history[1] and "ended on the clock at" in report
+    assert f"--last-decisions {last}" in fixed
     again = train_net.main(shlex.split(fixed)[3:] + ["--name", "fixed"])
     a, b = MoveNet.load(run / "net.npz"), MoveNet.load(again / "net.npz")
     for name in a.params:

@@ -104,6 +104,11 @@ class Args:
     2 players"""
     torch_threads: int = 2
     """torch CPU threads while fitting (the search uses numba's threads while labelling)"""
+    last_decisions: int = 0
+    """labelled decisions of the last iteration (0: as the others). A budgeted run ends
+    its last iteration's labelling on the clock, when what remains just fits the budget,
+    and records here how many decisions that was, so that its fixed-work command
+    repeats it"""
     time_limit_min: float = 0.0
     """stop labelling after this many minutes in all (0 = no limit); the data so far is
     still fitted, evaluated and reported"""
@@ -217,6 +222,9 @@ def check_args(args: Args) -> str | None:
     refused = net_game(args.game).check(args)  # what the game itself refuses
     if refused is not None:
         return refused
+    if args.last_decisions < 0:
+        return (f"--last-decisions must be 0 (as the other iterations) or positive, got "
+                f"{args.last_decisions}")
     if args.time_budget_min < 0:
         return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
     if args.address is not None:

@@ -173,9 +173,10 @@ def opponent_mix(args: Args, game: NetGame, net: Any
 
 
 def label(args: Args, game: NetGame, state: State, decisions: int, deadline: float | None,
-          budget: Any = None) -> Any:
+          budget: Any = None, closing: Any = None) -> Any:
     """One iteration's labelled decisions (:func:`train.move_net.data.generate`); a
-    :class:`train.move_net.budget.Budget` without a plan yet watches it and plans."""
+    :class:`train.move_net.budget.Budget` without a plan yet watches it and plans, a
+    :class:`train.move_net.budget.Closing` ends the last iteration on the clock."""
     from agents.evaluation.progress import Progress
     from train.move_net.data import generate
 
@@ -187,12 +188,14 @@ def label(args: Args, game: NetGame, state: State, decisions: int, deadline: flo
     bar = Progress(decisions, f"labelling (iteration {state.iteration + 1})", "decisions",
                    args.progress)
     resize = None
-    if budget is not None and budget.plan is None:
-        budget.start()
+    watcher = closing if closing is not None else (
+        budget if budget is not None and budget.plan is None else None)
+    if watcher is not None:
+        watcher.start()
 
         def resize(labeler: Any) -> int:
-            target = budget.resize(labeler)
-            if budget.plan is not None:
+            target = watcher.resize(labeler)
+            if getattr(watcher, "plan", True) is not None:
                 bar.set_total(target)
             return target
 
@@ -449,10 +452,20 @@ def phase_line(plan: dict[str, Any], history: list[dict[str, Any]],
         taken["final evaluation"] = final_seconds
     parts = [f"{k} {v:,.0f} / {taken[k]:,.0f}" if k in taken else f"{k} {v:,.0f} / ?"
              for k, v in p.phases().items()]
+    closed = ""
+    if "closed_on_the_clock" in history[-1]:
+        c = history[-1]["closed_on_the_clock"]
+        last = history[-1]["decisions"] - (history[-2]["decisions"] if len(history) > 1 else 0)
+        closed = (f" The last iteration's labelling ended on the clock at {last:,} decisions "
+                  f"(planned {p.decisions_per_iteration:,}), from this run's own rates: "
+                  f"fitting {c['fit_seconds'] * 1e6:,.0f} µs per decision and epoch, saving "
+                  f"{c['save_seconds'] * 1e6:,.0f} µs per decision, {c['after']:,.0f} s of "
+                  "evaluations" + ("." if c["seconds_left"] is None else
+                                   f", {c['seconds_left']:,.0f} s left when it ended."))
     return (f"Seconds planned / taken, by phase: {', '.join(parts)}. The plan was made "
             f"{p.measured.elapsed:,.0f} s into the run, during the first iteration's "
             "labelling, whose time taken includes that part (start-up, compilation, the "
-            "first batches and the budget's probes).")
+            f"first batches and the budget's probes).{closed}")
 
 
 def data_line(run_dir: Path, state: State) -> str:
@@ -513,10 +526,26 @@ def write_report(args: Args, game: NetGame, run_dir: Path, state: State, results
 
 
 # ---- main ------------------------------------------------------------------------------------
+def last_closing(args: Args, state: State, end: tuple[Callable[[], float], float] | None
+                 ) -> Any:
+    """The :class:`train.move_net.budget.Closing` of a budgeted run's last iteration
+    (``end``: the budget's clock and the time the run should end by on it), or None: not
+    the last iteration, no plan, a single iteration (nothing of the run's own timed yet),
+    or ``--last-decisions`` given."""
+    from train.move_net.budget import Plan, closing
+
+    if (end is None or state.plan is None or args.last_decisions or state.iteration == 0
+            or state.iteration != args.iterations - 1):
+        return None
+    return closing(Plan.from_json(state.plan), state.history, end[1], end[0])
+
+
 def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, writer: Any,
-                   start: float, budget: Any) -> Args:
+                   start: float, budget: Any,
+                   end: tuple[Callable[[], float], float] | None = None) -> Args:
     """Label, fit, evaluate and checkpoint until the run's iterations are done; returns
-    the settings, with the plan applied once ``budget`` has made one."""
+    the settings, with the plan applied once ``budget`` has made one and the decisions of
+    a last iteration closed on the clock (``end``, :func:`last_closing`) recorded."""
     append = args.resume and (run_dir / "evals.csv").exists()
     with open(run_dir / "evals.csv", "a" if append else "w", newline="") as fh:
         evals = csv.writer(fh)
@@ -527,7 +556,11 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
         while state.iteration < args.iterations:
             t0 = time.time()
             per_iteration = -(-args.total_decisions // args.iterations)
-            state.data.append(label(args, game, state, per_iteration, deadline, budget))
+            closing = last_closing(args, state, end)
+            if state.iteration == args.iterations - 1 and args.last_decisions:
+                per_iteration = args.last_decisions
+            state.data.append(label(args, game, state, per_iteration, deadline, budget,
+                                    closing))
             if budget is not None and state.plan is None:  # planned while labelling
                 state.plan = budget.plan.to_json()
                 args = budget.plan.apply(args)
@@ -538,6 +571,8 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
             results = evaluate_network(args, game, state, args.eval_opponents, args.eval_rounds,
                                        args.seed + 7)
             log_iteration(args, state, stats, results, writer, evals)
+            if closing is not None:
+                state.history[-1]["closed_on_the_clock"] = closing.to_json()
             state.history[-1]["phase_seconds"] = {
                 "labelling": round(t1 - t0, 2), "fitting": round(t2 - t1, 2),
                 "evaluations": round(time.time() - t2, 2)}
@@ -548,7 +583,17 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
             if deadline is not None and time.time() > deadline:
                 print(f"time limit reached after iteration {state.iteration}")
                 break
-    return args
+    return closed_last(args, state)
+
+
+def closed_last(args: Args, state: State) -> Args:
+    """``args`` with ``last_decisions`` set when the last iteration was closed on the
+    clock: the decisions it labelled, so that the fixed-work command repeats it."""
+    last = state.history[-1] if state.history else {}
+    if "closed_on_the_clock" not in last or args.last_decisions:
+        return args
+    before = state.history[-2]["decisions"] if len(state.history) > 1 else 0
+    return dataclasses.replace(args, last_decisions=last["decisions"] - before)
 
 
 def refit_network(args: Args, game: NetGame, state: State, run_dir: Path, writer: Any
@@ -592,6 +637,18 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
         return run(parse_args(argv), clock)
 
 
+def budget_end(args: Args, state: State, started: float, clock: Callable[[], float]
+               ) -> tuple[Callable[[], float], float] | None:
+    """The budget's clock and the time on it the run should end by (the budget less its
+    :data:`train.move_net.budget.SAFETY` share, less the seconds a resumed run had
+    already spent); None without a budget."""
+    from train.move_net.budget import SAFETY
+
+    if not args.time_budget_min:
+        return None
+    return clock, started + 60 * args.time_budget_min * (1 - SAFETY) - state.seconds
+
+
 def run(args: Args, clock: Callable[[], float]) -> Path:
     """The run of :func:`main`, on its parsed settings."""
     given = args
@@ -616,7 +673,8 @@ def run(args: Args, clock: Callable[[], float]) -> Path:
         refit_network(args, game, state, run_dir, writer)
     else:
         with ray_or_not(args):
-            args = run_iterations(args, game, state, run_dir, writer, start, budget)
+            args = run_iterations(args, game, state, run_dir, writer, start, budget,
+                                  budget_end(args, state, started, clock))
     writer.close()
     state.net.meta.update(
         made_by=command_of(given), seed=args.seed,
