@@ -195,7 +195,7 @@ def label(args: Args, game: NetGame, state: State, decisions: int, deadline: flo
 
         def resize(labeler: Any) -> int:
             target = watcher.resize(labeler)
-            if getattr(watcher, "plan", True) is not None:
+            if target < sys.maxsize:  # a Budget asks for "more" until it has planned
                 bar.set_total(target)
             return target
 
