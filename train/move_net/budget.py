@@ -210,7 +210,20 @@ def time_fit(fit_once: Callable[[Dataset, Callable[[int], None]], None], data: D
     return (timed[-1] - timed[0]) / ((len(timed) - 1) * batch_size)
 
 
-class Closing:
+class Watch:
+    """What watches an iteration's labelling batch by batch (``generate``'s ``resize``):
+    the decisions labelled and the clock at the start and after each batch."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.marks: list[tuple[int, float]] = []
+
+    def start(self) -> None:
+        """Mark the start of the iteration's labelling."""
+        self.marks = [(0, self.clock())]
+
+
+class Closing(Watch):
     """Ends the last iteration's labelling when what remains just fits the budget.
 
     After each batch of games, with ``d`` decisions labelled and a next batch expected
@@ -223,15 +236,11 @@ class Closing:
 
     def __init__(self, end: float, clock: Callable[[], float], fit_seconds: float,
                  epochs: int, fitted_before: int, save_seconds: float, after: float) -> None:
-        self.end, self.clock = end, clock
+        super().__init__(clock)
+        self.end = end
         self.fit_seconds, self.epochs, self.fitted_before = fit_seconds, epochs, fitted_before
         self.save_seconds, self.after = save_seconds, after
-        self.marks: list[tuple[int, float]] = []
         self.left: float | None = None
-
-    def start(self) -> None:
-        """Mark the start of the last iteration's labelling."""
-        self.marks = [(0, self.clock())]
 
     def rest(self, d: int) -> float:
         """Seconds after the labelling when it stops at ``d`` decisions."""
@@ -331,7 +340,7 @@ def time_evaluations(play: Callable[[str, int], Any],
             for evaluation in evaluations]
 
 
-class Budget:
+class Budget(Watch):
     """Watches the first iteration's labelling and makes the :class:`Plan`.
 
     :meth:`resize` is :func:`train.move_net.data.generate`'s ``resize`` callback: after
@@ -346,14 +355,10 @@ class Budget:
     def __init__(self, budget_min: float, started: float, clock: Callable[[], float],
                  probe: Callable[[Dataset], tuple[float, ...]], iterations: int,
                  epochs: int) -> None:
-        self.budget_min, self.started, self.clock, self.probe = budget_min, started, clock, probe
+        super().__init__(clock)
+        self.budget_min, self.started, self.probe = budget_min, started, probe
         self.iterations, self.epochs = iterations, epochs
-        self.marks: list[tuple[int, float]] = []
         self.plan: Plan | None = None
-
-    def start(self) -> None:
-        """Mark the start of the first iteration's labelling."""
-        self.marks = [(0, self.clock())]
 
     def resize(self, labeler: Labeler) -> int:
         """The decisions the labelling should reach, given what it has now."""
