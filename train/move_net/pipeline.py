@@ -455,8 +455,8 @@ def phase_line(plan: dict[str, Any], history: list[dict[str, Any]],
     closed = ""
     if "closed_on_the_clock" in history[-1]:
         c = history[-1]["closed_on_the_clock"]
-        last = history[-1]["decisions"] - (history[-2]["decisions"] if len(history) > 1 else 0)
-        closed = (f" The last iteration's labelling ended on the clock at {last:,} decisions "
+        closed = (f" The last iteration's labelling ended on the clock at "
+                  f"{last_labelled(history):,} decisions "
                   f"(planned {p.decisions_per_iteration:,}), from this run's own rates: "
                   f"fitting {c['fit_seconds'] * 1e6:,.0f} µs per decision and epoch, saving "
                   f"{c['save_seconds'] * 1e6:,.0f} µs per decision, {c['after']:,.0f} s of "
@@ -528,14 +528,13 @@ def write_report(args: Args, game: NetGame, run_dir: Path, state: State, results
 # ---- main ------------------------------------------------------------------------------------
 def last_closing(args: Args, state: State, end: tuple[Callable[[], float], float] | None
                  ) -> Any:
-    """The :class:`train.move_net.budget.Closing` of a budgeted run's last iteration
-    (``end``: the budget's clock and the time the run should end by on it), or None: not
-    the last iteration, no plan, a single iteration (nothing of the run's own timed yet),
-    or ``--last-decisions`` given."""
+    """The :class:`train.move_net.budget.Closing` of a budgeted run's last iteration,
+    the one about to be labelled (``end``: the budget's clock and the time the run should
+    end by on it), or None: no plan, a single iteration (nothing of the run's own timed
+    yet), or ``--last-decisions`` given."""
     from train.move_net.budget import Plan, closing
 
-    if (end is None or state.plan is None or args.last_decisions or state.iteration == 0
-            or state.iteration != args.iterations - 1):
+    if end is None or state.plan is None or args.last_decisions or state.iteration == 0:
         return None
     return closing(Plan.from_json(state.plan), state.history, end[1], end[0])
 
@@ -555,10 +554,10 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
         deadline = start + 60 * args.time_limit_min if args.time_limit_min else None
         while state.iteration < args.iterations:
             t0 = time.time()
-            per_iteration = -(-args.total_decisions // args.iterations)
-            closing = last_closing(args, state, end)
-            if state.iteration == args.iterations - 1 and args.last_decisions:
-                per_iteration = args.last_decisions
+            last = state.iteration == args.iterations - 1
+            per_iteration = (args.last_decisions if last and args.last_decisions
+                             else -(-args.total_decisions // args.iterations))
+            closing = last_closing(args, state, end) if last else None
             state.data.append(label(args, game, state, per_iteration, deadline, budget,
                                     closing))
             if budget is not None and state.plan is None:  # planned while labelling
@@ -586,14 +585,19 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
     return closed_last(args, state)
 
 
+def last_labelled(history: list[dict[str, Any]]) -> int:
+    """The decisions the last iteration of ``history`` labelled (its rows count them
+    cumulatively)."""
+    return history[-1]["decisions"] - (history[-2]["decisions"] if len(history) > 1 else 0)
+
+
 def closed_last(args: Args, state: State) -> Args:
     """``args`` with ``last_decisions`` set when the last iteration was closed on the
     clock: the decisions it labelled, so that the fixed-work command repeats it."""
-    last = state.history[-1] if state.history else {}
-    if "closed_on_the_clock" not in last or args.last_decisions:
+    if (not state.history or "closed_on_the_clock" not in state.history[-1]
+            or args.last_decisions):
         return args
-    before = state.history[-2]["decisions"] if len(state.history) > 1 else 0
-    return dataclasses.replace(args, last_decisions=last["decisions"] - before)
+    return dataclasses.replace(args, last_decisions=last_labelled(state.history))
 
 
 def refit_network(args: Args, game: NetGame, state: State, run_dir: Path, writer: Any
