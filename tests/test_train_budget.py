@@ -64,6 +64,12 @@ def test_the_plan_shrinks_when_the_machine_is_slow_and_grows_when_it_is_fast() -
 def test_the_plan_cuts_epochs_then_iterations_when_time_is_short() -> None:
     slow_fit = plan_budget(18, dataclasses.replace(BASE, fit_seconds=2e-3), 2, 16)
     assert 1 <= slow_fit.epochs < 16  # the fits keep at most half of the time
+    # a larger share for the fits buys epochs with decisions (--fit-share)
+    fitter = plan_budget(18, dataclasses.replace(BASE, fit_seconds=2e-3), 2, 16, fit_share=0.7)
+    assert slow_fit.epochs < fitter.epochs <= 16
+    assert fitter.total_decisions < slow_fit.total_decisions
+    share = {p.epochs: p.phases()["fitting"] / p.phases()["labelling"] for p in (slow_fit, fitter)}
+    assert share[fitter.epochs] > 1.5 * share[slow_fit.epochs]
     crawl = dataclasses.replace(BASE, label_rate=10.0)
     few = plan_budget(18, crawl, iterations=3, epochs=16)
     assert few.iterations < 3

@@ -45,8 +45,9 @@ __all__ = ["Measured", "Plan", "Budget", "Closing", "closing", "plan_budget", "p
 
 #: share of the budget left unplanned: timing noise, checkpoints, plots, the report
 SAFETY = 0.05
-#: the largest share of the labelling-and-fitting time the fits may take; beyond it
-#: the plan fits fewer epochs (a machine whose torch is slow for its engine)
+#: the default of the largest share of the labelling-and-fitting time the fits may take
+#: (``--fit-share``); beyond it the plan fits fewer epochs (a machine whose torch is slow
+#: for its engine)
 FIT_SHARE = 0.5
 #: share of an opponent's rounds played to time it (10%: at 5% the fixed costs of a
 #: match weigh so much that the estimates came out several times too long)
@@ -136,12 +137,12 @@ class Plan:
                 f"decisions, {self.epochs} epochs per fit (planned {self.planned_min:.1f} min)")
 
 
-def _epochs(k: int, m: Measured, epochs: int) -> int:
-    """Epochs per fit: ``epochs`` unless the fits would take more than ``FIT_SHARE`` of
+def _epochs(k: int, m: Measured, epochs: int, fit_share: float) -> int:
+    """Epochs per fit: ``epochs`` unless the fits would take more than ``fit_share`` of
     the labelling-and-fitting time, then as many as fit in that share (at least 1)."""
     fit = m.fit_seconds * k * (k + 1) / 2  # seconds per epoch and decision per iteration
     label = 1 / m.label_rate + (k - 1) / m.later_rate
-    most = FIT_SHARE / (1 - FIT_SHARE) * label / fit if fit > 0 else math.inf
+    most = fit_share / (1 - fit_share) * label / fit if fit > 0 else math.inf
     return max(1, min(epochs, math.floor(most)))
 
 
@@ -164,7 +165,8 @@ def _cost(k: int, per: int, epochs: int, m: Measured) -> float:
     return sum(phase_seconds(k, per, epochs, m).values())
 
 
-def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) -> Plan:
+def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int,
+                fit_share: float = FIT_SHARE) -> Plan:
     """The largest run that ends within ``budget_min`` minutes by the rates ``m``.
 
     At most ``iterations`` iterations (fewer only when even the smallest iterations do
@@ -179,7 +181,7 @@ def plan_budget(budget_min: float, m: Measured, iterations: int, epochs: int) ->
     spare = budget_min * 60 * (1 - SAFETY) - m.elapsed
     least = m.first_batch + 1
     for k in range(iterations, 0, -1):
-        e = _epochs(k, m, epochs)
+        e = _epochs(k, m, epochs, fit_share)
         if _cost(k, least, e, m) <= spare:
             break
     # the largest multiple of 100 that fits (the cost grows with the decisions)
@@ -354,10 +356,10 @@ class Budget(Watch):
 
     def __init__(self, budget_min: float, started: float, clock: Callable[[], float],
                  probe: Callable[[Dataset], tuple[float, ...]], iterations: int,
-                 epochs: int) -> None:
+                 epochs: int, fit_share: float = FIT_SHARE) -> None:
         super().__init__(clock)
         self.budget_min, self.started, self.probe = budget_min, started, probe
-        self.iterations, self.epochs = iterations, epochs
+        self.iterations, self.epochs, self.fit_share = iterations, epochs, fit_share
         self.plan: Plan | None = None
 
     def resize(self, labeler: Labeler) -> int:
@@ -374,6 +376,7 @@ class Budget(Watch):
                      batch_decisions=float(d2 - d1), first_batch=d1, labelled=d2,
                      fit_seconds=fit_s, eval_seconds=eval_s, final_eval_seconds=final_s,
                      net_rate=net_rate, save_seconds=save_s)
-        self.plan = plan_budget(self.budget_min, m, self.iterations, self.epochs)
+        self.plan = plan_budget(self.budget_min, m, self.iterations, self.epochs,
+                                self.fit_share)
         print(self.plan.summary())
         return self.plan.decisions_per_iteration

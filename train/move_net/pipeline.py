@@ -363,11 +363,12 @@ def net_labelling(args: Args, game: NetGame, net: Any, clock: Callable[[], float
     """For the budget: labelled decisions per second with the opponents of
     the second iteration on (the mix, ``net`` a throwaway network among them), over one
     batch of at most 64 games with their own seed (a smaller batch than the run's costs
-    more per decision: the estimate errs slow); 0 when the mix has no network."""
+    more per decision: the estimate errs slow); 0 when the mix has no network or the run
+    has one iteration (the network never plays)."""
     from train.move_net.data import generate
 
     mix, objects = opponent_mix(args, game, net)
-    if "net" not in mix:
+    if "net" not in mix or args.iterations == 1:
         return 0.0
     seed = args.seed * 1000 + 999
     labeler = game.labeler(args, seed)
@@ -394,7 +395,7 @@ def start_budget(args: Args, game: NetGame, state: State, started: float,
         print("the checkpoint was made without a budget: --time-budget-min is ignored")
         return None, args
     return Budget(args.time_budget_min, started, clock, budget_probe(args, game, clock),
-                  args.iterations, args.epochs), args
+                  args.iterations, args.epochs, args.fit_share), args
 
 
 def write_config(run_dir: Path, args: Args, plan: dict[str, Any] | None) -> None:
