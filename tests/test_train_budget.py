@@ -21,6 +21,7 @@ pytest.importorskip("torch")
 from train.move_net import pipeline as train_net  # noqa: E402
 from train.move_net.budget import (  # noqa: E402
     SAFETY,
+    UNTIMED_FIT,
     Budget,
     Closing,
     Measured,
@@ -175,6 +176,33 @@ def test_the_budget_measures_the_second_batch_and_plans_once() -> None:
     assert slow.total_decisions < fast.total_decisions
 
 
+def test_a_one_iteration_plan_closes_its_only_iteration_on_the_clock() -> None:
+    """When the plan has one iteration it is also the last: from the plan on, the budget
+    hands the labelling to a Closing made from the plan's rates (the fit's with the
+    margin of a fit not timed yet), which asks one batch at a time."""
+    class Labeler:
+        decisions, parts = 0, []
+
+    clock = FakeClock(10.0)  # every reading 10 s later: each batch of 7,000 takes 20 s
+    budget = Budget(18, clock(), clock, lambda data: (60e-6, 15.0, 120.0, 0.0, 0.0), 1, 16)
+    budget.start()
+    lab = Labeler()
+    lab.parts = [_dataset(10)]
+    answers = []
+    while not answers or answers[-1] > lab.decisions:
+        lab.decisions += 7_000
+        answers.append(budget.resize(lab))
+    assert budget.plan is not None and budget.plan.iterations == 1
+    c = budget.closing
+    assert c is not None and c.fit_seconds == pytest.approx(UNTIMED_FIT * 60e-6)
+    # one batch at a time after the plan; it stopped with the rest still in time, where
+    # one more batch and the rest would not have been
+    assert answers[2:-1] == [d + 7_000 for d in range(21_000, lab.decisions, 7_000)]
+    seconds = c.marks[-1][1] - c.marks[-2][1]
+    assert c.left is not None and c.rest(lab.decisions) <= c.left
+    assert c.left < seconds + c.rest(lab.decisions + 7_000)
+
+
 def test_the_last_iteration_ends_when_what_remains_just_fits() -> None:
     """A plan errs by a fifth on a phase; the last iteration corrects it by labelling
     until the rest (the fit on all the data, the saving, the evaluations, at the run's
@@ -225,7 +253,7 @@ def test_the_closing_reads_the_run_s_own_rates() -> None:
     # the evaluations ran twice their plan (15 s): the final one is expected twice too
     assert c.after == pytest.approx(30.0 + 2 * BASE.final_eval_seconds)
     fresh = closing(plan, [], 900.0, FakeClock(1.0))
-    assert (fresh.fit_seconds, fresh.after) == (BASE.fit_seconds,
+    assert (fresh.fit_seconds, fresh.after) == (UNTIMED_FIT * BASE.fit_seconds,
                                                 BASE.eval_seconds + BASE.final_eval_seconds)
 
 
@@ -341,6 +369,23 @@ def test_a_budgeted_run_is_the_fixed_run_it_reports_and_resumes_its_plan(tmp_pat
     for name in a.params:
         np.testing.assert_array_equal(a.params[name], b.params[name])
     assert (run / "evals.csv").read_text() == (again / "evals.csv").read_text()
+
+
+def test_a_one_iteration_budgeted_run_is_closed_and_repeated_by_its_command(tmp_path) -> None:
+    from agents.pasur.move_net import MoveNet
+
+    run = train_net.main(["--config", "tiny", "--out", str(tmp_path), "--time-budget-min",
+                          "2.5", "--iterations", "1", "--name", "one"], clock=FakeClock(1.0))
+    history = json.loads((run / "checkpoint.json").read_text())["history"]
+    report = (run / "report.md").read_text()
+    assert len(history) == 1 and "closed_on_the_clock" in history[0]
+    assert "ended on the clock at" in report and "the plan's rates" in report
+    fixed = report.split("(the same network to the last digit): `")[1].split("`")[0]
+    assert f"--last-decisions {history[0]['decisions']}" in fixed
+    again = train_net.main(shlex.split(fixed)[3:] + ["--name", "fixed"])
+    a, b = MoveNet.load(run / "net.npz"), MoveNet.load(again / "net.npz")
+    for name in a.params:
+        np.testing.assert_array_equal(a.params[name], b.params[name])
 
 
 def test_the_run_holds_blas_to_one_thread_for_what_the_budget_times(monkeypatch) -> None:

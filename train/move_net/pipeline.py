@@ -456,9 +456,11 @@ def phase_line(plan: dict[str, Any], history: list[dict[str, Any]],
     closed = ""
     if "closed_on_the_clock" in history[-1]:
         c = history[-1]["closed_on_the_clock"]
+        rates = ("this run's own rates" if len(history) > 1 else
+                 "the plan's rates (the fit's with a margin: not timed in the run yet)")
         closed = (f" The last iteration's labelling ended on the clock at "
                   f"{last_labelled(history):,} decisions "
-                  f"(planned {p.decisions_per_iteration:,}), from this run's own rates: "
+                  f"(planned {p.decisions_per_iteration:,}), from {rates}: "
                   f"fitting {c['fit_seconds'] * 1e6:,.0f} µs per decision and epoch, saving "
                   f"{c['save_seconds'] * 1e6:,.0f} µs per decision, {c['after']:,.0f} s of "
                   "evaluations" + ("." if c["seconds_left"] is None else
@@ -531,8 +533,9 @@ def last_closing(args: Args, state: State, end: tuple[Callable[[], float], float
                  ) -> Any:
     """The :class:`train.move_net.budget.Closing` of a budgeted run's last iteration,
     the one about to be labelled (``end``: the budget's clock and the time the run should
-    end by on it), or None: no plan, a single iteration (nothing of the run's own timed
-    yet), or ``--last-decisions`` given."""
+    end by on it), or None: no plan, the first iteration (when it is the only one, the
+    :class:`train.move_net.budget.Budget` that plans it closes it), or
+    ``--last-decisions`` given."""
     from train.move_net.budget import Plan, closing
 
     if end is None or state.plan is None or args.last_decisions or state.iteration == 0:
@@ -562,6 +565,7 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
             state.data.append(label(args, game, state, per_iteration, deadline, budget,
                                     closing))
             if budget is not None and state.plan is None:  # planned while labelling
+                closing = budget.closing  # the plan's one iteration, closed on the clock
                 state.plan = budget.plan.to_json()
                 args = budget.plan.apply(args)
                 write_config(run_dir, args, state.plan)
