@@ -162,8 +162,8 @@ CONFIGS: dict[str, dict[str, Any]] = {
     # Persian Rummy (make train GAME=persian_rummy: its plug-in's budget). One iteration
     # (the network never joins the mix, which labelled at 650 decisions/s against
     # 1,600 without it) and one 512-wide fit of 16 epochs on relabelled copies: on the
-    # same labels the width, the epochs and the relabelling gained +20 against
-    # `rollout` over a 256-wide fit of 10; the fits take up to 65% of the time
+    # shipped network's labels that fit gained +20 against `rollout` over the 256-wide
+    # warm-started fits; the fits take up to 65% of the time (docs/results.md)
     "rummy": {
         "name": "rummy",
         "game": "persian_rummy",
