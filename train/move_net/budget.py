@@ -41,7 +41,8 @@ from pasur_env.core.batch_engine import PARALLEL_MIN_BATCH
 from train.move_net.data import Dataset, Labeler
 
 __all__ = ["Measured", "Plan", "Budget", "Closing", "closing", "plan_budget", "phase_seconds",
-           "time_fit", "time_evaluations", "SAFETY", "FIT_SHARE", "EVAL_SHARE", "UNTIMED_FIT"]
+           "time_fit", "time_evaluations", "end_by", "SAFETY", "FIT_SHARE", "EVAL_SHARE",
+           "UNTIMED_FIT"]
 
 #: share of the budget left unplanned: timing noise, checkpoints, plots, the report
 SAFETY = 0.05
@@ -140,6 +141,12 @@ class Plan:
                 f"{m.eval_seconds:.0f} s after each iteration and {m.final_eval_seconds:.0f} s "
                 f"at the end -> {self.iterations} iterations of {self.decisions_per_iteration:,} "
                 f"decisions, {self.epochs} epochs per fit (planned {self.planned_min:.1f} min)")
+
+
+def end_by(started: float, budget_min: float, spent: float = 0.0) -> float:
+    """The time on the run's clock its work should end by: the budget less its
+    :data:`SAFETY` share, less ``spent`` seconds of an earlier session of a resumed run."""
+    return started + 60 * budget_min * (1 - SAFETY) - spent
 
 
 def _epochs(k: int, m: Measured, epochs: int, fit_share: float) -> int:
@@ -393,8 +400,8 @@ class Budget(Watch):
         print(self.plan.summary())
         if self.plan.iterations > 1:
             return self.plan.decisions_per_iteration
-        end = self.started + 60 * self.budget_min * (1 - SAFETY)
-        self.closing = closing(self.plan, [], end, self.clock)
+        self.closing = closing(self.plan, [], end_by(self.started, self.budget_min),
+                               self.clock)
         now = self.clock()
         self.closing.marks = [(d1, now - (t2 - t1))]  # the last batch, without the probes
         return self.closing.resize(labeler)

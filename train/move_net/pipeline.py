@@ -651,11 +651,11 @@ def budget_end(args: Args, state: State, started: float, clock: Callable[[], flo
     """The budget's clock and the time on it the run should end by (the budget less its
     :data:`train.move_net.budget.SAFETY` share, less the seconds a resumed run had
     already spent); None without a budget."""
-    from train.move_net.budget import SAFETY
+    from train.move_net.budget import end_by
 
     if not args.time_budget_min:
         return None
-    return clock, started + 60 * args.time_budget_min * (1 - SAFETY) - state.seconds
+    return clock, end_by(started, args.time_budget_min, state.seconds)
 
 
 def run(args: Args, clock: Callable[[], float]) -> Path:
