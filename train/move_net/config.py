@@ -41,17 +41,18 @@ class Args:
     (default 0, as in every command: the same command gives the same result)"""
     players: int = 2
     """players per game (4 = two teams); the network is made for this number"""
-    total_decisions: int = 130_000
+    total_decisions: int = 240_000
     """labelled decisions to collect in all (forced decisions are not counted)"""
-    iterations: int = 2
+    iterations: int = 1
     """label-fit rounds the decisions are split into; the network joins the opponents'
-    mix after the first"""
-    label_budget: int = 240
+    mix after the first. One, by default: Pasur's 18-minute run is bound by its
+    labelling, which the network in the mix slows by a third, and a second iteration's
+    labels were worth less than more of the first's (``docs/results.md``)"""
+    label_budget: int = 120
     """search rollouts per labelled decision (split over its moves; Persian Rummy:
-    determinizations per decision, each candidate played out on every one); a 2-deal horizon with
-    the heuristic throughout costs more per rollout than the round played out with 6
-    heuristic plies then greedy (``make train`` took 18.0 instead of 14.6 min at 300), so
-    240 keeps ``make train`` and ``make train-long`` in their time"""
+    determinizations per decision, each candidate played out on every one). In a
+    budgeted Pasur run twice the decisions at half the rollouts each made the stronger
+    network (``docs/results.md``); ``--config long`` labels with 240"""
     label_search: str = "rollout"
     """Persian Rummy: the search that labels, ``rollout`` (``label_budget``
     determinizations per decision) or ``ismcts`` (``label_budget`` rollouts per decision)"""
@@ -157,6 +158,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
     "long": {  # about 58 min on 2 cores: the shipped 2-player ``net``
         "total_decisions": 450_000,
         "iterations": 3,
+        "label_budget": 240,
         "final_eval_opponents": "random,greedy,heuristic,ismcts:1000,ppo",
     },
     # Persian Rummy (make train GAME=persian_rummy: its plug-in's budget). One iteration
