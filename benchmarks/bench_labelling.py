@@ -15,6 +15,9 @@ mix), seeded by ``--seed``:
   the later iterations (one batch of at most 64 games against the whole mix, a network
   of the run's width among the opponents: here an untrained one, which costs the same
   per move as a trained one);
+* with ``--config NAME`` (repeatable) the named configurations given instead of the
+  game's own, each labelled in the same run (``--config default --config long``: Pasur's
+  ``make train`` and ``make train-long`` labels, 120 and 240 rollouts per decision);
 * *reference*: the game's engine playing uniformly random legal moves in one compiled
   loop (``playout``, ``--playout-batch`` games; the median of 3 runs of
   ``--playout-seconds``).
@@ -36,6 +39,7 @@ each path, timed apart. Run with one numba thread for a single-core figure::
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_labelling.py
     NUMBA_NUM_THREADS=1 python benchmarks/bench_labelling.py --game pasur --json lab.json
+    python benchmarks/bench_labelling.py --game pasur --config default --config long
 """
 
 from __future__ import annotations
@@ -53,14 +57,24 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pasur_env.games import game_info  # noqa: E402
+from train.move_net.config import CONFIGS  # noqa: E402
 from train.move_net.games import NET_GAMES, net_game  # noqa: E402
 from train.move_net.pipeline import Args, State, label, net_labelling, parse_args  # noqa: E402
 
 
-def settings(game: str, seed: int) -> Args:
-    """The settings of ``game``'s own run (its plug-in's named configuration), no bars."""
-    return parse_args(["--config", net_game(game).config, "--seed", str(seed),
+def settings(game: str, seed: int, config: str | None = None) -> Args:
+    """The settings of ``game``'s own run (its plug-in's named configuration), or of the
+    named ``config``, no bars."""
+    return parse_args(["--config", config or net_game(game).config, "--seed", str(seed),
                        "--no-progress"])
+
+
+def configs_of(game: str, asked: list[str] | None) -> list[str]:
+    """The configurations to label ``game`` with: those of ``asked`` that are the game's
+    (all of them when none is), else the game's own."""
+    if not asked:
+        return [net_game(game).config]
+    return [c for c in asked if settings(game, 0, c).game == game]
 
 
 def labelling_rates(args: Args, decisions: int) -> dict[str, float]:
@@ -97,9 +111,9 @@ def playout_rate(args: Args, batch: int, seconds: float, repeats: int = 3) -> fl
 
 
 def measure(game: str, decisions: int, seed: int, playout_batch: int,
-            playout_seconds: float) -> dict[str, Any]:
-    """Every figure of one game (module docstring), after a warm-up."""
-    args = settings(game, seed)
+            playout_seconds: float, config: str | None = None) -> dict[str, Any]:
+    """Every figure of one game and configuration (module docstring), after a warm-up."""
+    args = settings(game, seed, config)
     t0 = time.perf_counter()
     labelling_rates(dataclasses.replace(args, batch=2), 1)
     warm = time.perf_counter() - t0
@@ -118,6 +132,10 @@ def main() -> None:
                     help="first-iteration decisions to label, in whole batches of the "
                          "run's size (default 6000: Pasur one batch of 256 games, about "
                          "a minute on one core; Persian Rummy three of 64, some 15 s)")
+    ap.add_argument("--config", action="append",
+                    help="a named configuration of train.move_net to label with instead of "
+                         "the game's own (repeat to compare; those of other games are "
+                         "skipped)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--playout-batch", type=int, default=1024)
     ap.add_argument("--playout-seconds", type=float, default=2.0)
@@ -126,18 +144,24 @@ def main() -> None:
     if args.decisions < 1:
         ap.error(f"--decisions must be positive, got {args.decisions}")
 
-    rows = [measure(g, args.decisions, args.seed, args.playout_batch, args.playout_seconds)
-            for g in args.game or list(NET_GAMES)]
+    unknown = sorted(set(args.config or ()) - set(CONFIGS))
+    if unknown:
+        ap.error(f"unknown --config {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
+    rows = [measure(g, args.decisions, args.seed, args.playout_batch, args.playout_seconds, c)
+            for g in args.game or list(NET_GAMES) for c in configs_of(g, args.config)]
+    if not rows:
+        ap.error(f"no --config given is one of the games' {', '.join(args.game or NET_GAMES)}")
     threads = os.environ.get("NUMBA_NUM_THREADS", "all")
     print(f"Labelling as train.move_net runs it, NUMBA_NUM_THREADS={threads}, "
           f"seed {args.seed}\n")
-    print("| game | labelled decisions (first iteration) | first iteration decisions/s "
-          "| with the network decisions/s | random playout decisions/s "
-          "| engine decisions per labelled decision | bytes/decision saved (in memory) |")
+    print("| game (configuration) | labelled decisions (first iteration) "
+          "| first iteration decisions/s | with the network decisions/s "
+          "| random playout decisions/s | engine decisions per labelled decision "
+          "| bytes/decision saved (in memory) |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         net = f"{r['with_net']:,.1f}" if r["with_net"] else "-"
-        print(f"| {r['game']} | {r['decisions']:,} in {r['seconds']:.1f} s "
+        print(f"| {r['game']} ({r['config']}) | {r['decisions']:,} in {r['seconds']:.1f} s "
               f"| {r['first_iteration']:,.1f} | {net} | {r['playout']:,.0f} "
               f"| {r['playout'] / r['first_iteration']:,.0f} "
               f"| {r['bytes_per_decision']:,.0f} ({r['array_bytes_per_decision']:,.0f}) |")

@@ -56,11 +56,15 @@ def test_labelling_benchmark_runs() -> None:
     """Each game is labelled with its own run's settings; the pieces run at tiny sizes."""
     import bench_labelling
 
-    from train.move_net.games import NET_GAMES
+    from train.move_net.games import NET_GAMES, net_game
     from train.move_net.pipeline import parse_args
 
     for game in NET_GAMES:
         assert bench_labelling.settings(game, 0).game == game
+        assert bench_labelling.configs_of(game, None) == [net_game(game).config]
+    # --config: the game's own configurations given, in their order, the others skipped
+    assert bench_labelling.configs_of("pasur", ["long", "rummy", "default"]) == ["long", "default"]
+    assert bench_labelling.configs_of("persian_rummy", ["long", "rummy"]) == ["rummy"]
     for config in ("tiny", "rummy-tiny"):
         args = parse_args(["--config", config, "--batch", "2", "--label-budget", "2"])
         rates = bench_labelling.labelling_rates(args, 1)
