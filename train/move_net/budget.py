@@ -51,9 +51,11 @@ SAFETY = 0.05
 #: for its engine)
 FIT_SHARE = 0.5
 #: a fit the run has not timed yet (a one-iteration run's only fit) is expected to take
-#: this times the probe's figure: in three 20-minute Persian Rummy runs the fit took
-#: 0.86, 1.01 and 1.15 times what its probe said (a fit in the run, on its gigabytes
-#: of data, runs up to a quarter slower than the same fit alone)
+#: this times the probe's figure: in three 20-minute Persian Rummy runs and four
+#: 18-minute Pasur runs the fit took 0.86 to 1.30 times what its probe said (a fit in
+#: the run, on its gigabytes of data, may run slower than the same fit alone); a
+#: larger margin would leave most runs' minutes unused, and the budget's
+#: :data:`SAFETY` share takes the rest
 UNTIMED_FIT = 1.15
 #: share of an opponent's rounds played to time it (10%: at 5% the fixed costs of a
 #: match weigh so much that the estimates came out several times too long)

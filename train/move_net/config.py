@@ -45,9 +45,9 @@ class Args:
     """labelled decisions to collect in all (forced decisions are not counted)"""
     iterations: int = 1
     """label-fit rounds the decisions are split into; the network joins the opponents'
-    mix after the first. One, by default: Pasur's 18-minute run is bound by its
-    labelling, which the network in the mix slows by a third, and a second iteration's
-    labels were worth less than more of the first's (``docs/results.md``)"""
+    mix after the first. One, by default: two were not told apart from one in Pasur's
+    18-minute runs (``docs/results.md``), and with one the network never plays in the
+    labelling, whose rate is then the plan's measure throughout"""
     label_budget: int = 120
     """search rollouts per labelled decision (split over its moves; Persian Rummy:
     determinizations per decision, each candidate played out on every one). In a
