@@ -158,6 +158,70 @@ def test_labeler_records_the_search_values_of_its_horizon(horizon) -> None:
     assert not np.array_equal(want[rows], other[rows])  # the horizon changes the labels
 
 
+def _positions_with_nothing_hidden(n: int) -> Engine:
+    """An engine of ``n`` 2-player Ru Baaz games at PLAY decisions whose mover can see
+    every card (the stock dealt out, the other hand down to its face-up card)."""
+    src = Engine(256, seed=11, episode="round", auto_reset=False, open_hand=True)
+    rows = []
+    for step in range(200):
+        st = src.state
+        for b in range(st.shape[0]):
+            if (st[b, K.PHASE] == K.PLAY and st[b, K.STOCK_POS] == 52
+                    and K.hidden_from(st, b, int(st[b, K.MOVER]), True) == 0):
+                rows.append(st[b].copy())
+        if len(rows) >= n:
+            break
+        src.playout(1, seed=step)
+    eng = Engine(n, seed=0, episode="round", auto_reset=False, open_hand=True)
+    eng.state[:] = np.array(rows[:n])
+    return eng
+
+
+@pytest.mark.parametrize("horizon", [0, 2])
+def test_oracle_values_are_the_search_values_when_nothing_is_hidden(horizon) -> None:
+    """With every card in sight, each determinization of the search is the true position,
+    so the oracle's one rollout per move gives exactly the search's mean."""
+    from agents.pasur.ismcts import WHOLE_ROLLOUT, oracle_values, search_values
+
+    eng = _positions_with_nothing_hidden(24)
+    games = np.arange(24)
+    offsets = candidate_moves(eng, games)[0]
+    assert (np.diff(offsets) > 1).sum() >= 12
+    seeds = np.random.default_rng(3).integers(0, 2**63 - 1, size=24, dtype=np.int64)
+    searched = search_values(eng, games, offsets, seeds, budget=40, plies=WHOLE_ROLLOUT,
+                             horizon=horizon)
+    oracle = oracle_values(eng, games, offsets, plies=WHOLE_ROLLOUT, horizon=horizon)
+    np.testing.assert_allclose(oracle, searched, atol=1e-9)
+    assert np.ptp(oracle) > 0
+
+
+def test_oracle_labeler_records_true_position_values_and_plays_the_heuristic() -> None:
+    """In the full game the oracle's labels differ from the search's (the hidden cards
+    as they lie, not re-dealt), and without exploration the labeller plays exactly the
+    heuristic's actions."""
+    from agents.pasur.ismcts import WHOLE_ROLLOUT, oracle_values, search_values
+    from train.move_net.data import SearchLabeler
+
+    eng = Engine(16, seed=5, episode="round", auto_reset=False)
+    eng.playout(9, seed=2)
+    games = np.arange(16)
+    offsets = candidate_moves(eng, games)[0]
+    want = oracle_values(eng, games, offsets, plies=WHOLE_ROLLOUT, horizon=2)
+    seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=16, dtype=np.int64)
+    searched = search_values(eng, games, offsets, seeds, budget=40, plies=WHOLE_ROLLOUT,
+                             horizon=2)
+    labeler = SearchLabeler(40, seed=7, plies=None, horizon=2, oracle=True)
+    obs, mask, view = encode(eng), eng.legal_mask(), GameView.all(eng)
+    actions = labeler.act(obs, mask, view)
+    heuristic = make_agent("heuristic", game="pasur", seed=0).act(obs, mask, view)
+    np.testing.assert_array_equal(actions, heuristic)
+    data = labeler.take()
+    multi = np.flatnonzero(np.diff(offsets) > 1)
+    rows = np.concatenate([np.arange(offsets[i], offsets[i + 1]) for i in multi])
+    np.testing.assert_array_equal(data.values, want[rows].astype(np.float32))
+    assert not np.allclose(want[rows], searched[rows])
+
+
 def test_saved_labels_are_compressed_round_trip_and_old_files_load(tmp_path) -> None:
     """A labelled dataset is saved compressed (far below its arrays' bytes), reads back
     to the last bit, and a file written uncompressed (runs made before) still loads."""

@@ -238,6 +238,49 @@ def test_the_last_iteration_ends_when_what_remains_just_fits() -> None:
     assert lab.decisions < d
 
 
+def test_the_last_fit_keeps_the_epochs_its_first_one_leaves_room_for() -> None:
+    """After its first epoch the last fit keeps as many epochs as end before the saving
+    and the evaluations: a fit slower than its probe drops some, a faster one adds
+    some (up to ``most``), and at least the one it has done."""
+    clock = FakeClock(0.0)
+    c = Closing(end=1_000.0, clock=clock, fit_seconds=1e-3, epochs=2, fitted_before=0,
+                save_seconds=1e-3, after=50.0)
+    c.marks = [(100_000, 0.0)]  # it stopped at 100,000 decisions: 100 s of saving
+    clock.now = 500.0  # 1,000 - 50 - 100 - 500 = 350 s left for the fit
+    assert c.fit_epochs(100.0, most=8) == 4  # the first, and three more of 100 s
+    assert c.fit_epochs(100.0, most=3) == 3
+    assert c.fit_epochs(400.0, most=8) == 1
+    assert c.to_json()["fit_epochs"] == 1
+    clock.now = 2_000.0
+    assert c.fit_epochs(1.0, most=8) == 1  # past the end: the epoch done
+
+
+def test_a_replanned_fit_is_repeated_by_its_last_epochs() -> None:
+    """A fit whose end changed after its first epoch (``replan``) is the fit given that
+    number as ``last_epochs``, to the last digit; its decay reaches ``lr_final``."""
+    import torch
+
+    from train.move_net.fit import FitSettings, TorchMoveNet, fit
+
+    rng = np.random.default_rng(0)
+    data = _dataset(300)
+    data.obs[:] = rng.random(data.obs.shape)
+    data.feats[:] = rng.random(data.feats.shape)
+    data.values[:] = rng.normal(size=data.values.shape)
+    settings = FitSettings(epochs=2, batch_size=64, seed=3)
+    nets = []
+    for kwargs, s, epochs in (({"replan": lambda: 5}, settings, 5),
+                              ({}, dataclasses.replace(settings, last_epochs=5), 5),
+                              ({"replan": lambda: 1}, settings, 1)):
+        torch.manual_seed(0)
+        model = TorchMoveNet(data.obs.shape[1], 16, 8, data.feats.shape[1])
+        assert fit(model, data, s, **kwargs)["epochs"] == epochs
+        nets.append(model.state_dict())
+    for name, x in nets[0].items():
+        torch.testing.assert_close(x, nets[1][name], rtol=0, atol=0)
+    assert any(not torch.equal(x, nets[2][name]) for name, x in nets[0].items())
+
+
 def test_the_closing_reads_the_run_s_own_rates() -> None:
     """The last iteration's closing reads the fits, savings and evaluations the run timed
     (not the probes': those missed by a fifth), and the plan's where none is timed."""
@@ -382,10 +425,19 @@ def test_a_one_iteration_budgeted_run_is_closed_and_repeated_by_its_command(tmp_
     assert "ended on the clock at" in report and "the plan's rates" in report
     fixed = report.split("(the same network to the last digit): `")[1].split("`")[0]
     assert f"--last-decisions {history[0]['decisions']}" in fixed
+    # its fit ended on the clock too (the fake clock leaves it room for twice the epochs)
+    epochs = history[0]["closed_on_the_clock"]["fit_epochs"]
+    assert history[0]["epochs"] == epochs and "Its fit then had" in report
+    assert (f"--last-epochs {epochs}" in fixed) == (epochs != config_epochs(run))
     again = train_net.main(shlex.split(fixed)[3:] + ["--name", "fixed"])
     a, b = MoveNet.load(run / "net.npz"), MoveNet.load(again / "net.npz")
     for name in a.params:
         np.testing.assert_array_equal(a.params[name], b.params[name])
+
+
+def config_epochs(run: Path) -> int:
+    """The epochs per fit a run's settings give."""
+    return int(json.loads((run / "config.json").read_text())["epochs"])
 
 
 def test_the_run_holds_blas_to_one_thread_for_what_the_budget_times(monkeypatch) -> None:

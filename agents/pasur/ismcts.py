@@ -397,6 +397,71 @@ def search_values(
     return out
 
 
+@njit(cache=True, parallel=False, nogil=True)
+def oracle_values_kernel(
+    st: np.ndarray,
+    games: np.ndarray,
+    rparams: np.ndarray,
+    open_hand: bool,
+    policy: int,
+    plies: int,
+    hp: np.ndarray,
+    horizon: int,
+    offsets: np.ndarray,
+    values_out: np.ndarray,
+) -> None:
+    """Every move of every decision of ``games`` valued in the true position, the hidden
+    cards as they lie: one rollout after each move (the rollout policies are
+    deterministic, so one is the value), into ``values_out[offsets[i]:offsets[i + 1]]``;
+    a forced move gets 0."""
+    for i in prange(games.shape[0]):
+        g = games[i]
+        cards = np.empty(MOVE_BUF, dtype=np.int64)
+        capts = np.empty(MOVE_BUF, dtype=np.int64)
+        n = decision_moves(st, g, cards, capts)
+        for m in range(offsets[i + 1] - offsets[i]):
+            values_out[offsets[i] + m] = 0.0
+        if n <= 1:
+            continue
+        seat = st[g, K.MOVER]
+        work = np.empty((1, K.NCOL), dtype=np.int64)
+        info = np.empty((1, K.NINFO), dtype=np.int64)
+        rc = np.empty(MOVE_BUF, dtype=np.int64)
+        rk = np.empty(MOVE_BUF, dtype=np.int64)
+        rs = np.empty(MOVE_BUF, dtype=np.float64)
+        for m in range(n):
+            for k in range(K.NCOL):
+                work[0, k] = st[g, k]
+            value, _ = rollout_value(
+                work, info, rparams, open_hand, seat, cards[m], capts[m], policy, plies, 0.0,
+                hp, np.uint64(1), rc, rk, rs, horizon,
+            )  # fmt: skip
+            values_out[offsets[i] + m] = value
+
+
+_ORACLE = K.BatchKernel(oracle_values_kernel, 64)
+
+
+def oracle_values(
+    engine: object, games: np.ndarray, offsets: np.ndarray, *, rollout: str = "heuristic",
+    plies: int = DEFAULT_PLIES, horizon: int = 0,
+) -> np.ndarray:
+    """The value of every move of every decision of ``games`` (``offsets`` as
+    :func:`search_values`) with the hidden cards *visible*: each move is played in the
+    true position, the other hands and the stock as they lie, and valued by one rollout
+    (the labels of oracle distillation: cheap, since nothing is sampled, and unbiased
+    for the value a player who knew the true odds of the hidden cards would give). Not
+    an agent's search: a player cannot see these cards."""
+    games = np.ascontiguousarray(games, dtype=np.int64)
+    out = np.zeros(int(offsets[-1]), dtype=np.float64)
+    _ORACLE.for_batch(games.shape[0])(
+        engine.state, games, round_params(engine), bool(engine.rules.open_hand),  # type: ignore[attr-defined]
+        ROLLOUT_POLICIES.index(rollout), int(plies), heuristic_params(), int(horizon),
+        offsets, out,
+    )  # fmt: skip
+    return out
+
+
 class ISMCTSAgent(Agent):
     """Determinized rollout search (module docstring).
 

@@ -54,8 +54,12 @@ class Args:
     budgeted Pasur run twice the decisions at half the rollouts each made the stronger
     network (``docs/results.md``); ``--config long`` labels with 240"""
     label_search: str = "rollout"
-    """Persian Rummy: the search that labels, ``rollout`` (``label_budget``
-    determinizations per decision) or ``ismcts`` (``label_budget`` rollouts per decision)"""
+    """the search that labels. Pasur: ``rollout`` (determinized search, ``label_budget``
+    rollouts per decision) or ``oracle`` (every move played once in the true position,
+    the hidden cards visible, while the labeller plays the heuristic: labels twenty
+    times cheaper and noisier, fitted to their mean over what the player cannot see).
+    Persian Rummy: ``rollout`` (``label_budget`` determinizations per decision) or
+    ``ismcts`` (``label_budget`` rollouts per decision)"""
     label_horizon: int = 2
     """deals a labelling rollout plays after the move before the position is valued by
     the points captured so far and the expected clubs award (0: play the round out);
@@ -111,6 +115,11 @@ class Args:
     its last iteration's labelling on the clock, when what remains just fits the budget,
     and records here how many decisions that was, so that its fixed-work command
     repeats it"""
+    last_epochs: int = 0
+    """epochs of the last iteration's fit once its first epoch has ended (0: ``epochs``).
+    A budgeted run's last fit ends on the clock: after its first epoch it keeps as many
+    as end before the evaluations, at most twice ``epochs``, and records the number
+    here, so that its fixed-work command repeats it"""
     time_limit_min: float = 0.0
     """stop labelling after this many minutes in all (0 = no limit); the data so far is
     still fitted, evaluated and reported"""
@@ -231,14 +240,19 @@ def check_args(args: Args) -> str | None:
         return f"--players must be 2, 3 or 4, got {args.players}"
     if args.game not in NET_GAMES:
         return f"--game must be {' or '.join(NET_GAMES)}, got {args.game!r}"
-    if args.label_search not in ("rollout", "ismcts"):
-        return f"--label-search must be rollout or ismcts, got {args.label_search!r}"
-    refused = net_game(args.game).check(args)  # what the game itself refuses
+    game = net_game(args.game)
+    if args.label_search not in game.label_searches:
+        return (f"--label-search of {game.title} must be {' or '.join(game.label_searches)},"
+                f" got {args.label_search!r}")
+    refused = game.check(args)  # what the game itself refuses
     if refused is not None:
         return refused
     if args.last_decisions < 0:
         return (f"--last-decisions must be 0 (as the other iterations) or positive, got "
                 f"{args.last_decisions}")
+    if args.last_epochs < 0:
+        return (f"--last-epochs must be 0 (as --epochs) or positive, got "
+                f"{args.last_epochs}")
     if args.time_budget_min < 0:
         return f"--time-budget-min must be 0 (no budget) or positive, got {args.time_budget_min}"
     if not 0 < args.fit_share < 1:

@@ -25,7 +25,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.core.search import decision_seeds
-from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
+from agents.pasur.ismcts import WHOLE_ROLLOUT, oracle_values, search_values
 from agents.pasur.move_net.agent import best_moves
 from agents.pasur.move_net.features import candidate_moves
 from agents.pasur.moves import emit_actions
@@ -187,16 +187,27 @@ class SearchLabeler(Labeler):
 
     def __init__(self, budget: int, seed: int, explore: float = 0.0,
                  rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
-                 student: Any = None, follow: float = 0.0) -> None:
+                 student: Any = None, follow: float = 0.0, oracle: bool = False) -> None:
         super().__init__(seed, explore)
         self.budget, self.rollout = budget, rollout
         self.plies = WHOLE_ROLLOUT if plies is None else plies
         self.horizon, self.student, self.follow = horizon, student, follow
+        self.player = make_agent("heuristic", game="pasur", seed=seed) if oracle else None
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
         assert obs is not None
         eng, games = view.engine, view.games
         offsets, cards, capts, feats = candidate_moves(eng, games)
+        if self.player is not None:
+            values = oracle_values(eng, games, offsets, rollout=self.rollout,
+                                   plies=self.plies, horizon=self.horizon)
+            self._record(eng.state[games], obs, offsets, feats, values)
+            played = self.player.act(obs, mask, view)
+            chosen = self._explore(np.full(len(games), -1), offsets)
+            move = np.where(chosen < 0, offsets[:-1], chosen)
+            out = np.empty(len(games), dtype=np.int64)
+            emit_actions(eng.state, games, cards[move], capts[move], out)
+            return check_actions(np.where(chosen < 0, played, out), mask, self.name)
         seeds = decision_seeds(self.rng, len(games))
         values = search_values(eng, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, horizon=self.horizon)

@@ -111,6 +111,9 @@ class FitSettings:
     policy_weight: float = 0.0
     temperature: float = 1.0
     value_scale: float = 1.0
+    last_epochs: int = 0
+    """epochs in all once the first has ended (0: ``epochs``); the learning rate then
+    decays from its value at that point to ``lr_final`` over the new end"""
 
 
 def rows_of(offsets: np.ndarray, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -191,40 +194,54 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
 
 def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
         log: Callable[[int, dict[str, float]], None] | None = None,
-        progress: Callable[[int], None] | None = None) -> dict[str, float]:
+        progress: Callable[[int], None] | None = None,
+        replan: Callable[[], int] | None = None) -> dict[str, float]:
     """Fit ``model`` to ``data`` with Adam (learning rate decayed linearly to
     ``lr_final``); returns the last epoch's mean losses and regret (the search value
-    lost by the network's choice, in points per decision)."""
+    lost by the network's choice, in points per decision).
+
+    The epochs in all may change once the first has ended: to ``s.last_epochs``, or to
+    what ``replan()`` returns then (a budgeted run's last fit ends on the clock so:
+    :meth:`train.move_net.budget.Closing.fit_epochs`); the rest of the decay is then
+    stretched or shrunk to the new end, so that a fit given the same ``last_epochs``
+    repeats it exactly. The number is in ``stats["epochs"]``."""
     opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
     rng = np.random.default_rng(s.seed)
     relabel = (Relabeller(s.game, s.num_players, data.obs.shape[1],
                            np.random.default_rng([s.seed, 7]))
                if s.augment else None)
     n = len(data)
-    steps = s.epochs * -(-n // s.batch_size)
-    step = 0
+    per_epoch = -(-n // s.batch_size)
+    epochs, step = s.epochs, 0
+    decay = (0, s.lr, epochs * per_epoch)  # from step, at learning rate, to step
     stats: dict[str, float] = {}
     model.train()
-    for _epoch in range(s.epochs):
+    while step < epochs * per_epoch:
         order = rng.permutation(n)
         totals: dict[str, float] = {}
-        batches = 0
         for start in range(0, n, s.batch_size):
+            a, lr_a, b = decay
             for g in opt.param_groups:
-                g["lr"] = s.lr + (s.lr_final - s.lr) * step / max(1, steps - 1)
-            idx = np.sort(order[start:start + s.batch_size])
-            loss, parts = _batch_loss(model, data, idx, s, relabel)
+                g["lr"] = lr_a + (s.lr_final - lr_a) * (step - a) / max(1, b - 1 - a)
+            loss, parts = _batch_loss(model, data, np.sort(order[start:start + s.batch_size]),
+                                      s, relabel)
             opt.zero_grad()
             loss.backward()
             opt.step()
             step += 1
-            batches += 1
             for k, x in parts.items():
                 totals[k] = totals.get(k, 0.0) + x
             if log is not None:
                 log(step, parts)
             if progress is not None:
                 progress(1)
-        stats = {k: x / batches for k, x in totals.items()}
+        stats = {k: x / per_epoch for k, x in totals.items()}
+        if step == per_epoch:  # the first epoch has ended: the one change of the end
+            new = s.last_epochs or (replan() if replan is not None else epochs)
+            if new != epochs:
+                a, lr_a, b = decay
+                decay = (step, lr_a + (s.lr_final - lr_a) * (step - a) / max(1, b - 1 - a),
+                         max(1, new) * per_epoch)
+                epochs = max(1, new)
     model.eval()
-    return stats
+    return {**stats, "epochs": float(epochs)}

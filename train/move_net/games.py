@@ -46,6 +46,9 @@ class NetGame:
     observations and of the move rows (``augment``)"""
     check: Callable[[Any], str | None] = lambda args: None
     """the run's ``Args`` -> what the game refuses in them (one line), or None"""
+    label_searches: tuple[str, ...] = ("rollout",)
+    """the searches its labeller knows (``--label-search``; ``rollout``, every game's
+    default, first)"""
     eval_skip: Callable[[int], tuple[str, ...]] = lambda players: ("ppo",)
     """players -> opponents left out of the evaluations (``ppo`` plays 2-player Pasur
     only)"""

@@ -17,12 +17,16 @@ def _labeler(args: Any, seed: int) -> Any:
     from train.move_net.data import SearchLabeler
 
     return SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
-                         plies=args.label_plies, horizon=args.label_horizon)
+                         plies=args.label_plies, horizon=args.label_horizon,
+                         oracle=args.label_search == "oracle")
 
 
 def _text(args: Any) -> str:
     horizon = ("played to the round's end" if args.label_horizon == 0
                else f"{args.label_horizon}-deal horizon")
+    if args.label_search == "oracle":
+        return (f"oracle labels: one rollout of every move in the true position, the "
+                f"hidden cards as they lie, {horizon}; the labeller plays the heuristic")
     return f"{args.label_budget} rollouts each, {horizon}"
 
 
@@ -57,7 +61,7 @@ def _check(args: Any) -> str | None:
 NET_GAME = NetGame(
     "pasur", "Pasur", "agents.pasur.move_net:MoveNet", "agents.pasur.move_net:NetAgent",
     _labeler, _text,
-    _relabellings, check=_check,
+    _relabellings, check=_check, label_searches=("rollout", "oracle"),
     eval_skip=lambda players: () if players == 2 else ("ppo",),
     train_longer="the configuration of the shipped network (`--config long`)",
     config="default", budget_min=18.0,

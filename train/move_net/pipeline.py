@@ -248,11 +248,14 @@ def fit_settings(args: Args, iteration: int) -> Any:
         game=args.game,
         policy_weight=args.policy_weight, temperature=args.temperature,
         value_scale=args.value_scale, seed=args.seed + iteration,
+        last_epochs=args.last_epochs if iteration == args.iterations - 1 else 0,
     )
 
 
-def fit_network(args: Args, game: NetGame, state: State, writer: Any) -> dict[str, float]:
-    """Fit the network on all the data so far, warm-starting from the last one."""
+def fit_network(args: Args, game: NetGame, state: State, writer: Any,
+                closing: Any = None) -> dict[str, float]:
+    """Fit the network on all the data so far, warm-starting from the last one; a
+    :class:`train.move_net.budget.Closing` ends the last fit on the clock."""
     import torch
 
     from agents.evaluation.progress import Progress
@@ -279,7 +282,10 @@ def fit_network(args: Args, game: NetGame, state: State, writer: Any) -> dict[st
                 writer.add_scalar(f"fit/{k}", v, base + step)
 
     try:
-        stats = fit(model, data, settings, log=log, progress=bar.update)
+        started = closing.clock() if closing is not None else 0.0
+        replan = (None if closing is None or args.last_epochs else
+                  lambda: closing.fit_epochs(closing.clock() - started, 2 * args.epochs))
+        stats = fit(model, data, settings, log=log, progress=bar.update, replan=replan)
     finally:
         bar.close()
     state.net = model.to_numpy(net_class, num_players=args.players)
@@ -465,6 +471,9 @@ def phase_line(plan: dict[str, Any], history: list[dict[str, Any]],
                   f"{c['save_seconds'] * 1e6:,.0f} µs per decision, {c['after']:,.0f} s of "
                   "evaluations" + ("." if c["seconds_left"] is None else
                                    f", {c['seconds_left']:,.0f} s left when it ended."))
+        if c.get("fit_epochs") is not None:
+            closed += (f" Its fit then had {c['fit_epochs']} epochs (planned {p.epochs}): "
+                       "as many as its first epoch's time left room for.")
     return (f"Seconds planned / taken, by phase: {', '.join(parts)}. The plan was made "
             f"{p.measured.elapsed:,.0f} s into the run, during the first iteration's "
             "labelling, whose time taken includes that part (start-up, compilation, the "
@@ -570,7 +579,7 @@ def run_iterations(args: Args, game: NetGame, state: State, run_dir: Path, write
                 args = budget.plan.apply(args)
                 write_config(run_dir, args, state.plan)
             t1 = time.time()
-            stats = fit_network(args, game, state, writer)
+            stats = fit_network(args, game, state, writer, closing)
             t2 = time.time()
             results = evaluate_network(args, game, state, args.eval_opponents, args.eval_rounds,
                                        args.seed + 7)
@@ -597,10 +606,15 @@ def last_labelled(history: list[dict[str, Any]]) -> int:
 
 
 def closed_last(args: Args, state: State) -> Args:
-    """``args`` with ``last_decisions`` set when the last iteration was closed on the
-    clock: the decisions it labelled, so that the fixed-work command repeats it."""
-    if (not state.history or "closed_on_the_clock" not in state.history[-1]
-            or args.last_decisions):
+    """``args`` with ``last_decisions`` and ``last_epochs`` set when the last iteration
+    was closed on the clock: the decisions it labelled and the epochs its fit had, so
+    that the fixed-work command repeats it."""
+    if not state.history or "closed_on_the_clock" not in state.history[-1]:
+        return args
+    epochs = state.history[-1]["closed_on_the_clock"].get("fit_epochs")
+    if epochs is not None and not args.last_epochs and epochs != args.epochs:
+        args = dataclasses.replace(args, last_epochs=epochs)
+    if args.last_decisions:
         return args
     return dataclasses.replace(args, last_decisions=last_labelled(state.history))
 

@@ -132,5 +132,5 @@ NET_GAME = NetGame(
     "agents.rummy.move_net:RummyNetAgent", _labeler, _text, _relabellings, check=_check,
     train_longer="continue it with `--resume` and more `--iterations` and "
     "`--total-decisions`, as the shipped network was made (`agents/pretrained/README.md`)",
-    config="rummy", budget_min=20.0,
+    config="rummy", budget_min=20.0, label_searches=("rollout", "ismcts"),
 )
