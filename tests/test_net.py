@@ -274,7 +274,8 @@ def test_pipeline_runs_resumes_and_ships(tmp_path, capsys, players) -> None:
     train_net.main(args[:-1] + ["2", "--resume"])  # a second iteration on top of the first
     state = json.loads((run / "checkpoint.json").read_text())
     assert state["iteration"] == 2 and len(state["history"]) == 2
-    assert MoveNet.load(run / "net.npz").meta["label_horizon"] == 2
+    horizon = json.loads((run / "config.json").read_text())["label_horizon"]
+    assert MoveNet.load(run / "net.npz").meta["label_horizon"] == horizon
     agent = make_agent(str(run / "net.npz"))
     assert agent.name == "net"
     eng = Engine(4, seed=9, episode="round", auto_reset=False, num_players=players)

@@ -271,7 +271,7 @@ def fit_network(args: Args, game: NetGame, state: State, writer: Any,
     else:
         model = TorchMoveNet.from_numpy(state.net)
     settings = fit_settings(args, state.iteration)
-    steps = args.epochs * -(-len(data) // args.batch_size)
+    steps = (settings.last_epochs or args.epochs) * -(-len(data) // args.batch_size)
     bar = Progress(steps, f"fitting (iteration {state.iteration + 1})", "batches",
                    args.progress)
     base = state.iteration * 1_000_000
@@ -283,9 +283,14 @@ def fit_network(args: Args, game: NetGame, state: State, writer: Any,
 
     try:
         started = closing.clock() if closing is not None else 0.0
-        replan = (None if closing is None or args.last_epochs else
-                  lambda: closing.fit_epochs(closing.clock() - started, 2 * args.epochs))
-        stats = fit(model, data, settings, log=log, progress=bar.update, replan=replan)
+
+        def replan() -> int:  # the last fit of a budgeted run, after its first epoch
+            epochs = closing.fit_epochs(closing.clock() - started, 2 * args.epochs)
+            bar.set_total(epochs * -(-len(data) // args.batch_size))
+            return int(epochs)
+
+        stats = fit(model, data, settings, log=log, progress=bar.update,
+                    replan=None if closing is None or args.last_epochs else replan)
     finally:
         bar.close()
     state.net = model.to_numpy(net_class, num_players=args.players)
