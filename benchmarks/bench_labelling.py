@@ -17,14 +17,15 @@ mix), seeded by ``--seed``:
   per move as a trained one);
 * with ``--config NAME`` (repeatable) the named configurations given instead of the
   game's own, each labelled in the same run (``--config default --config long``: Pasur's
-  ``make train`` and ``make train-long`` labels, 120 and 240 rollouts per decision);
+  ``make train`` and ``make train-long`` labels, 120 rollouts per decision one deal deep
+  and 240 two deals deep);
 * *reference*: the game's engine playing uniformly random legal moves in one compiled
   loop (``playout``, ``--playout-batch`` games; the median of 3 runs of
   ``--playout-seconds``).
 
 Why this reference: labelling is search, and search costs simulated engine steps.
 Each labelled decision plays ``label_budget`` rollouts (Pasur: spread over the candidate
-moves, two deals deep, the heuristic playing; Persian Rummy: every candidate played out
+moves, one or two deals deep, the heuristic playing; Persian Rummy: every candidate played out
 by greedy on each determinization). The playout rate is the speed of those engine steps
 with no policy on top, on the same machine at the same moment, so the ratio
 *engine decisions per labelled decision* (playout rate / labelling rate) is a cost that

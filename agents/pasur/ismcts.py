@@ -189,6 +189,15 @@ def rollout_value(
 
 
 @njit(cache=True)
+def _rollout_buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The work arrays of :func:`rollout_value`: a one-game copy, its step info, and the
+    rollout policy's move buffers."""
+    return (np.empty((1, K.NCOL), dtype=np.int64), np.empty((1, K.NINFO), dtype=np.int64),
+            np.empty(MOVE_BUF, dtype=np.int64), np.empty(MOVE_BUF, dtype=np.int64),
+            np.empty(MOVE_BUF, dtype=np.float64))
+
+
+@njit(cache=True)
 def _determinizations(
     st: np.ndarray, g: int, seat: int, open_hand: bool, n: int, seed: np.uint64
 ) -> tuple[np.ndarray, np.uint64]:
@@ -256,11 +265,7 @@ def search_one(
     dets, z = _determinizations(st, g, seat, open_hand, n_det, seed)
     weight = np.empty(n_det, dtype=np.float64)
     play_weights(st, g, rec, dets, n_det, params, open_hand, hp, beta, floor, weight)
-    work = np.empty((1, K.NCOL), dtype=np.int64)
-    info = np.empty((1, K.NINFO), dtype=np.int64)
-    rc = np.empty(MOVE_BUF, dtype=np.int64)
-    rk = np.empty(MOVE_BUF, dtype=np.int64)
-    rs = np.empty(MOVE_BUF, dtype=np.float64)
+    work, info, rc, rk, rs = _rollout_buffers()
     for d in range(n_det):
         for m in range(n):
             if not keep[m]:
@@ -424,11 +429,7 @@ def oracle_values_kernel(
         if n <= 1:
             continue
         seat = st[g, K.MOVER]
-        work = np.empty((1, K.NCOL), dtype=np.int64)
-        info = np.empty((1, K.NINFO), dtype=np.int64)
-        rc = np.empty(MOVE_BUF, dtype=np.int64)
-        rk = np.empty(MOVE_BUF, dtype=np.int64)
-        rs = np.empty(MOVE_BUF, dtype=np.float64)
+        work, info, rc, rk, rs = _rollout_buffers()
         for m in range(n):
             for k in range(K.NCOL):
                 work[0, k] = st[g, k]
