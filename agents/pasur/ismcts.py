@@ -417,15 +417,13 @@ def oracle_values_kernel(
 ) -> None:
     """Every move of every decision of ``games`` valued in the true position, the hidden
     cards as they lie: one rollout after each move (the rollout policies are
-    deterministic, so one is the value), into ``values_out[offsets[i]:offsets[i + 1]]``;
-    a forced move gets 0."""
+    deterministic, so one is the value), into ``values_out[offsets[i]:offsets[i + 1]]``,
+    which comes zeroed: a forced move keeps 0."""
     for i in prange(games.shape[0]):
         g = games[i]
         cards = np.empty(MOVE_BUF, dtype=np.int64)
         capts = np.empty(MOVE_BUF, dtype=np.int64)
         n = decision_moves(st, g, cards, capts)
-        for m in range(offsets[i + 1] - offsets[i]):
-            values_out[offsets[i] + m] = 0.0
         if n <= 1:
             continue
         seat = st[g, K.MOVER]

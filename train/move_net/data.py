@@ -199,15 +199,7 @@ class SearchLabeler(Labeler):
         eng, games = view.engine, view.games
         offsets, cards, capts, feats = candidate_moves(eng, games)
         if self.player is not None:
-            values = oracle_values(eng, games, offsets, rollout=self.rollout,
-                                   plies=self.plies, horizon=self.horizon)
-            self._record(eng.state[games], obs, offsets, feats, values)
-            played = self.player.act(obs, mask, view)
-            chosen = self._explore(np.full(len(games), -1), offsets)
-            move = np.where(chosen < 0, offsets[:-1], chosen)
-            out = np.empty(len(games), dtype=np.int64)
-            emit_actions(eng.state, games, cards[move], capts[move], out)
-            return check_actions(np.where(chosen < 0, played, out), mask, self.name)
+            return self._act_oracle(obs, mask, view, offsets, cards, capts, feats)
         seeds = decision_seeds(self.rng, len(games))
         values = search_values(eng, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, horizon=self.horizon)
@@ -220,6 +212,24 @@ class SearchLabeler(Labeler):
         out = np.empty(len(games), dtype=np.int64)
         emit_actions(eng.state, games, cards[chosen], capts[chosen], out)
         return check_actions(out, mask, self.name)
+
+
+    def _act_oracle(self, obs: np.ndarray, mask: np.ndarray, view: GameView,
+                    offsets: np.ndarray, cards: np.ndarray, capts: np.ndarray,
+                    feats: np.ndarray) -> np.ndarray:
+        """Oracle labels (the true position's values, :func:`oracle_values`) recorded,
+        and the heuristic's action played (a random candidate with probability
+        ``explore``): a player choosing by those values would see the hidden cards."""
+        eng, games = view.engine, view.games
+        values = oracle_values(eng, games, offsets, rollout=self.rollout, plies=self.plies,
+                               horizon=self.horizon)
+        self._record(eng.state[games], obs, offsets, feats, values)
+        played = self.player.act(obs, mask, view)
+        chosen = self._explore(np.full(len(games), -1), offsets)  # -1: not exploring
+        move = np.where(chosen < 0, offsets[:-1], chosen)
+        out = np.empty(len(games), dtype=np.int64)
+        emit_actions(eng.state, games, cards[move], capts[move], out)
+        return check_actions(np.where(chosen < 0, played, out), mask, self.name)
 
 
 def _engine(game: str, batch: int, seed: int, num_players: int,

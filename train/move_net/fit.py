@@ -214,15 +214,19 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
     per_epoch = -(-n // s.batch_size)
     epochs, step = s.epochs, 0
     decay = (0, s.lr, epochs * per_epoch)  # from step, at learning rate, to step
+
+    def lr_at(k: int) -> float:
+        a, lr_a, b = decay
+        return lr_a + (s.lr_final - lr_a) * (k - a) / max(1, b - 1 - a)
+
     stats: dict[str, float] = {}
     model.train()
     while step < epochs * per_epoch:
         order = rng.permutation(n)
         totals: dict[str, float] = {}
         for start in range(0, n, s.batch_size):
-            a, lr_a, b = decay
             for g in opt.param_groups:
-                g["lr"] = lr_a + (s.lr_final - lr_a) * (step - a) / max(1, b - 1 - a)
+                g["lr"] = lr_at(step)
             loss, parts = _batch_loss(model, data, np.sort(order[start:start + s.batch_size]),
                                       s, relabel)
             opt.zero_grad()
@@ -237,11 +241,8 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
                 progress(1)
         stats = {k: x / per_epoch for k, x in totals.items()}
         if step == per_epoch:  # the first epoch has ended: the one change of the end
-            new = s.last_epochs or (replan() if replan is not None else epochs)
+            new = max(1, s.last_epochs or (replan() if replan is not None else epochs))
             if new != epochs:
-                a, lr_a, b = decay
-                decay = (step, lr_a + (s.lr_final - lr_a) * (step - a) / max(1, b - 1 - a),
-                         max(1, new) * per_epoch)
-                epochs = max(1, new)
+                decay, epochs = (step, lr_at(step), new * per_epoch), new
     model.eval()
     return {**stats, "epochs": float(epochs)}

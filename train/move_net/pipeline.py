@@ -271,9 +271,9 @@ def fit_network(args: Args, game: NetGame, state: State, writer: Any,
     else:
         model = TorchMoveNet.from_numpy(state.net)
     settings = fit_settings(args, state.iteration)
-    steps = (settings.last_epochs or args.epochs) * -(-len(data) // args.batch_size)
-    bar = Progress(steps, f"fitting (iteration {state.iteration + 1})", "batches",
-                   args.progress)
+    per_epoch = -(-len(data) // args.batch_size)
+    bar = Progress((settings.last_epochs or args.epochs) * per_epoch,
+                   f"fitting (iteration {state.iteration + 1})", "batches", args.progress)
     base = state.iteration * 1_000_000
 
     def log(step: int, parts: dict[str, float]) -> None:
@@ -286,7 +286,7 @@ def fit_network(args: Args, game: NetGame, state: State, writer: Any,
 
         def replan() -> int:  # the last fit of a budgeted run, after its first epoch
             epochs = closing.fit_epochs(closing.clock() - started, 2 * args.epochs)
-            bar.set_total(epochs * -(-len(data) // args.batch_size))
+            bar.set_total(epochs * per_epoch)
             return int(epochs)
 
         stats = fit(model, data, settings, log=log, progress=bar.update,
