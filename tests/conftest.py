@@ -30,6 +30,17 @@ def _one_torch_thread():
     torch.set_num_threads(n)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logs_in_pytest_tmp(tmp_path_factory: pytest.TempPathFactory):
+    """Stable-Baselines3 gives every ``learn()`` without ``tensorboard_log`` a new folder
+    ``/tmp/SB3-<time>``, which nothing removes; the tests' go to pytest's temporary
+    folder (``SB3_LOGDIR``), which pytest prunes."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3")))
+    yield
+    patch.undo()
+
+
 @pytest.fixture
 def stray_ray_state() -> Callable[[], list[str]]:
     """What Ray left behind since the tests started (the Ray tests end by checking

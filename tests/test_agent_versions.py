@@ -97,3 +97,62 @@ def test_a_version_decides_as_its_fingerprint_says(game: str, spec: str) -> None
         "the game's row (agents/pasur/game.py, agents/rummy/game.py), then "
         "run `python tests/fingerprints.py --update`. Update without a new version only "
         "if the decisions did not change on purpose and no published figure used them.")
+
+
+def test_a_new_net_version_plays_its_own_files_and_the_old_one_stays(monkeypatch) -> None:
+    """Shipping a network for one table size is a version: the new ``net@N`` plays its
+    files, the bare ``net`` follows it, ``net@1`` keeps the old ones, and ``net-ismcts``
+    (its own versions) is not moved."""
+    from agents.pasur import game as pasur_game
+    from agents.pasur.move_net.agent import pretrained_net_path, shipped_net_files
+
+    for table in (registry._FACTORIES, registry._ORIGINS):
+        monkeypatch.setitem(table, "pasur", dict(table["pasur"]))
+    nets = dict(pasur_game.NET_VERSIONS["net"])
+    new = max(nets) + 1
+    monkeypatch.setitem(pasur_game.NET_VERSIONS, "net", {**nets, new: {2: "net_2p.npz"}})
+    registry.register(f"net@{new}", pasur_game._shipped_net(
+        "net", "agents.pasur.move_net:NetAgent", new))
+    assert make_agent("net").player_counts == make_agent(f"net@{new}").player_counts == (2,)
+    assert make_agent("net@1").player_counts == make_agent("net-ismcts").player_counts
+    assert make_agent("net@1").player_counts == (2, 3, 4)
+    assert pinned_spec("net:temperature=1") == f"net@{new}:temperature=1"
+    assert make_agent("net@1").weights_file(3) == pretrained_net_path(3, 1)
+    assert pretrained_net_path(3) is None and pretrained_net_path(3, 1).exists()
+    with pytest.raises(ValueError, match="plays 2-player pasur, not 3-player"):
+        evaluate("net", "random", rounds=2, players=3, progress=False)
+    with pytest.raises(ValueError, match=f"net has no version 0; its versions: 1, .*{new}"):
+        shipped_net_files(0)
+
+
+def test_every_shipped_net_file_exists_and_each_version_replaces_a_file() -> None:
+    """Every version's files are shipped, a version differs from the one before, and
+    each agent's versions are registered (``net@2``: new 3- and 4-player networks;
+    ``net-ismcts`` kept the old ones)."""
+    from agents.pasur.game import NET_VERSIONS
+    from agents.pasur.move_net.agent import shipped_net_files
+
+    for agent, versions in NET_VERSIONS.items():
+        assert agent_versions("pasur")[agent] == sorted(versions)
+        for v in versions:
+            assert all(f.is_file() for f in shipped_net_files(v, agent).values()), (agent, v)
+            assert v == 1 or versions[v] != versions[v - 1]
+    assert make_agent("net@1").weights_file(3).name == "net_3p.npz"
+    assert make_agent("net@2").weights_file(3).name == "net_3p@2.npz"
+    assert make_agent("net-ismcts").weights_file(3).name == "net_3p.npz"
+    assert make_agent("net@2").weights_file(2) == make_agent("net@1").weights_file(2)
+
+
+def test_net_takes_a_users_file_for_each_table_size(tmp_path) -> None:
+    """``NetAgent(files={players: path})``: a user's networks, one per table size."""
+    import shutil
+
+    from agents.pasur.move_net import NetAgent
+    from agents.pasur.move_net.agent import pretrained_net_path
+
+    mine = tmp_path / "mine_3p.npz"
+    shutil.copy(pretrained_net_path(3), mine)
+    agent = NetAgent(files={3: mine})
+    assert agent.player_counts == (3,) and agent.weights_file(3) == mine
+    res = evaluate(agent, "random", rounds=6, players=3, progress=False)
+    assert res.provenance["a"]["weights"] == str(mine)

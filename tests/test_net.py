@@ -71,10 +71,14 @@ def test_a_network_refuses_another_game(tmp_path) -> None:
 
 
 def test_no_shipped_network_is_a_clear_error(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(net_agent, "PRETRAINED_DIR", tmp_path)
+    monkeypatch.setattr(net_agent, "PRETRAINED", tmp_path)  # a trimmed install
     eng = Engine(2, seed=0, num_players=4)
-    with pytest.raises(ValueError, match="no shipped network for 4 players"):
+    with pytest.raises(ValueError, match=r"no network for 4 players \(net_4p.*\.npz\)"):
         NetAgent().act(encode(eng), eng.legal_mask(), GameView.all(eng))
+    assert NetAgent().player_counts == ()
+    with pytest.raises(ValueError, match="no network for 4 players; train one"):
+        NetAgent(files={3: tmp_path / "mine.npz"}).act(encode(eng), eng.legal_mask(),
+                                                       GameView.all(eng))
 
 
 def test_a_temperature_draws_moves_from_the_probabilities_it_says() -> None:

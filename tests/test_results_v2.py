@@ -21,6 +21,7 @@ from agents.evaluation.match import evaluate
 from agents.evaluation.results import SCHEMA, EvalResult, git_commit
 from agents.evaluation.stats import mean_ci, paired_diff_ci
 from agents.evaluation.tournament import TournamentResult, tournament
+from agents.pasur.game import NET_VERSIONS
 from agents.registry import agent_provenance, make_agent
 
 V1 = Path(__file__).parent / "data" / "results_v1"
@@ -156,9 +157,12 @@ def test_built_in_agents_carry_the_hash_of_their_source_and_weights() -> None:
     greedy = agent_provenance("greedy", make_agent("greedy"), "pasur", 2)
     assert greedy["sha256"] == _sha(ROOT / "agents" / "pasur" / "greedy.py")
     assert greedy["class"] == "agents.pasur.greedy.GreedyAgent" and "file" not in greedy
-    net = agent_provenance("net", make_agent("net"), "pasur", 3)
+    net = agent_provenance("net@1", make_agent("net@1"), "pasur", 3)
     shipped = ROOT / "agents" / "pretrained" / "net_3p.npz"
     assert (net["weights"], net["weights_sha256"]) == ("net_3p.npz", _sha(shipped))
+    net = agent_provenance("net", make_agent("net"), "pasur", 3)  # the latest version's
+    assert net["pinned"] == f"net@{max(NET_VERSIONS['net'])}"
+    assert net["weights_sha256"] == _sha(ROOT / "agents" / "pretrained" / net["weights"])
     rummy = agent_provenance("net", make_agent("net", game="persian_rummy"), "persian_rummy", 4)
     assert rummy["weights_sha256"] == _sha(ROOT / "agents" / "pretrained" / "rummy_net_4p.npz")
 

@@ -75,7 +75,8 @@ def hint_agent_name(players: int) -> str:
     ``hint`` and the web table's)."""
     from agents.pasur.move_net.agent import pretrained_net_path
 
-    return "net-ismcts" if pretrained_net_path(players).exists() else "ismcts"
+    path = pretrained_net_path(players, agent="net-ismcts")
+    return "net-ismcts" if path is not None and path.exists() else "ismcts"
 
 
 def _plural(n: int, word: str) -> str:

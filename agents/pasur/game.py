@@ -15,13 +15,30 @@ from agents.games import (
     SB3_MODELS,
     AgentGame,
     Setup,
+    resolve,
 )
 from pasur_env.core.policy import Policy
 
-__all__ = ["AGENT_GAME", "PRETRAINED_PPO", "make_ppo", "load_net", "load_cfr"]
+__all__ = ["AGENT_GAME", "PRETRAINED", "PRETRAINED_PPO", "NET_VERSIONS", "make_ppo",
+           "load_net", "load_cfr"]
 
-#: the shipped 2-player PPO agent (see README: how it was trained)
-PRETRAINED_PPO = Path(__file__).resolve().parent.parent / "pretrained" / "ppo_2p.zip"
+#: the shipped models' folder (``agents/pretrained``; its README says how each was made)
+PRETRAINED = Path(__file__).resolve().parent.parent / "pretrained"
+#: the shipped 2-player PPO agent
+PRETRAINED_PPO = PRETRAINED / "ppo_2p.zip"
+#: The shipped networks each version of ``net`` and ``net-ismcts`` plays: the file in
+#: :data:`PRETRAINED` for each number of players. A new version replaces a table's file
+#: only with a network that makes that agent better on every row of its comparison
+#: (``docs/results.md``) and keeps the others; every version stays registered
+#: (``net@1``), its files shipped, so a published figure can be played again. The
+#: highest version is the bare name.
+_NETS_1 = {2: "net_2p.npz", 3: "net_3p.npz", 4: "net_4p.npz"}
+NET_VERSIONS: dict[str, dict[int, dict[int, str]]] = {
+    # one-deal labels at 3 and 4 players: ahead of version 1 head to head
+    "net": {1: _NETS_1, 2: {**_NETS_1, 3: "net_3p@2.npz", 4: "net_4p@2.npz"}},
+    # the new 3- and 4-player networks did not make the search stronger (not adopted)
+    "net-ismcts": {1: _NETS_1},
+}
 
 
 def _setup(players: int, preset: str | None, rule_flags: dict[str, Any]) -> Setup:
@@ -71,6 +88,26 @@ def load_net(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
     return NetAgent(seed=seed, path=spec, **kwargs)
 
 
+def _shipped_net(name: str, cls: str, version: int) -> Any:
+    """The factory of ``NAME@N`` (``net``, ``net-ismcts``; the class ``cls``, imported
+    when first built): the agent on the shipped networks of its version N
+    (:data:`NET_VERSIONS`), unless a ``path`` option names another file."""
+    def make(seed: int | None = None, **options: Any) -> Policy:
+        from agents.pasur.move_net.agent import shipped_net_files
+
+        made = resolve(cls)  # a local, so an option error can name its options
+        return made(seed=seed, files=shipped_net_files(version, name),  # type: ignore[no-any-return]
+                    **options)
+
+    make.__name__ = f"make_{cls.rpartition(':')[2]}_v{version}"
+    return make
+
+
+#: the classes of the agents that play the shipped networks
+_NET_AGENTS = {"net": "agents.pasur.move_net:NetAgent",
+               "net-ismcts": "agents.pasur.move_net.search:NetSearchAgent"}
+
+
 def load_cfr(spec: str, seed: int | None = None, **kwargs: Any) -> Policy:
     """A policy solved by ``train.cfr`` on a small variant (``cfr:PATH``)."""
     from agents.pasur.cfr import CFRAgent
@@ -86,8 +123,9 @@ AGENT_GAME = AgentGame(
         ("heuristic@1", "agents.pasur.heuristic:HeuristicAgent"),
         ("ismcts@1", "agents.pasur.ismcts:ISMCTSAgent"),
         ("ppo@1", make_ppo),
-        ("net@1", "agents.pasur.move_net:NetAgent"),  # the shipped network of the seat count
-        ("net-ismcts@1", "agents.pasur.move_net.search:NetSearchAgent"),  # search guided by it
+        # the shipped network of the seat count, alone and guiding search
+        *((f"{name}@{v}", _shipped_net(name, cls, v))
+          for name, cls in _NET_AGENTS.items() for v in NET_VERSIONS[name]),
     ),
     loaders=(SB3_MODELS, ("*.npz", load_net), RLLIB_CHECKPOINTS, ("cfr:*", load_cfr),
              OPENSPIEL_BOTS, EXPLOITERS),

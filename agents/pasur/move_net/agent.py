@@ -8,35 +8,49 @@ search, and no randomness unless asked: ``net:temperature=T`` draws each move fr
 softmax of its values over ``T`` points (:func:`agents.core.move_net.move_probs`),
 a mixed policy, and :meth:`NetAgent.action_probs` gives those probabilities exactly
 (``pasur exploitability`` reads them). The shipped networks (``agents/pretrained/net_<P>p.npz``, one
-per number of players) are picked by the game's player count.
+per number of players) are picked by the game's player count; ``net@N`` plays version N
+of them (:data:`agents.pasur.game.NET_VERSIONS`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
 from agents.core.base import Agent
 from agents.core.move_net import action_probs, best_moves, check_temperature, choose_moves
+from agents.pasur.game import NET_VERSIONS, PRETRAINED
 from agents.pasur.move_net.features import candidate_moves
 from agents.pasur.move_net.model import MoveNet
 from agents.pasur.moves import emit_actions
 from pasur_env.core.policy import GameView, check_actions
 
-__all__ = ["NetAgent", "pretrained_net_path", "best_moves"]
-
-PRETRAINED_DIR = Path(__file__).resolve().parents[2] / "pretrained"
+__all__ = ["NetAgent", "pretrained_net_path", "shipped_net_files", "best_moves"]
 
 
-def pretrained_net_path(num_players: int) -> Path:
-    """Where the shipped network for ``num_players`` lives (it may not exist)."""
-    return PRETRAINED_DIR / f"net_{int(num_players)}p.npz"
+def shipped_net_files(version: int | None = None, agent: str = "net") -> dict[int, Path]:
+    """The shipped network file of each number of players that version ``version``
+    (default: the latest) of ``agent`` (``net`` or ``net-ismcts``) plays
+    (:data:`agents.pasur.game.NET_VERSIONS`); ``ValueError`` naming the versions for
+    another."""
+    versions = NET_VERSIONS.get(agent)
+    if versions is None:
+        raise ValueError(f"no shipped networks for {agent!r}; for {', '.join(NET_VERSIONS)}")
+    v = max(versions) if version is None else version
+    if isinstance(v, bool) or v not in versions:
+        raise ValueError(f"{agent} has no version {version!r}; its versions: "
+                         f"{', '.join(str(k) for k in sorted(versions))}")
+    return {p: PRETRAINED / name for p, name in versions[v].items()}
 
 
-def _shipped(num_players: int) -> MoveNet:
-    """The shipped network for ``num_players``, loaded once per process (it is read-only)."""
-    return MoveNet.shared(pretrained_net_path(num_players))
+def pretrained_net_path(num_players: int, version: int | None = None,
+                        agent: str = "net") -> Path | None:
+    """Where the shipped network of version ``version`` (default: the latest) of
+    ``agent`` for ``num_players`` lives (the file may be missing from a trimmed
+    install); None when that version has none for this table size."""
+    return shipped_net_files(version, agent).get(int(num_players))
 
 
 class NetAgent(Agent):
@@ -44,9 +58,12 @@ class NetAgent(Agent):
 
     Args:
         seed: seeds the draws at a temperature above 0 (at 0 the agent is deterministic).
-        path: a network file (``.npz``); default: the shipped one for the game's number
-            of players, chosen at the first decision.
+        path: a network file (``.npz``); default: the one of ``files`` for the game's
+            number of players, chosen at the first decision.
         model: a :class:`MoveNet` already in memory (instead of ``path``).
+        files: the network file for each number of players, used when neither ``path``
+            nor ``model`` is given; default: the latest shipped ones
+            (:func:`shipped_net_files`; ``net@N`` plays version N's).
         temperature: 0 (default) plays the best-scored move; ``T > 0`` draws a move with
             probability proportional to ``exp(Q / T)``, ``Q`` in round points.
     """
@@ -56,40 +73,44 @@ class NetAgent(Agent):
     game_ids = ("pasur",)
 
     def __init__(self, seed: int | None = None, path: str | Path | None = None,
-                 model: MoveNet | None = None, temperature: float = 0.0) -> None:
+                 model: MoveNet | None = None, temperature: float = 0.0,
+                 files: Mapping[int, str | Path] | None = None) -> None:
         self.temperature = check_temperature(temperature, self.name)
         self.reset(seed)
         self.path = None if path is None else Path(path)
+        #: the network file of each table size (when no ``path`` or ``model`` is given)
+        self.files = ({int(p): Path(f) for p, f in files.items()} if files is not None
+                      else shipped_net_files(agent="net"))
         self._models: dict[int, MoveNet] = {}
         if model is not None:
             self._models[model.num_players] = model
         elif self.path is not None:
             m = MoveNet.shared(self.path)
             self._models[m.num_players] = m
-        #: one given network (path or model), else the shipped one of each player count
+        #: one given network (path or model), else the file of each player count
         self._fixed = bool(self._models)
 
     @property
     def player_counts(self) -> tuple[int, ...]:  # type: ignore[override]
-        """The seat counts it has a network for: its own network's, or those of the
-        shipped networks (checked before it is seated)."""
+        """The seat counts it has a network for: its own network's, or those of its
+        files that exist (checked before it is seated)."""
         if self._fixed:
             return tuple(self._models)
-        return tuple(p for p in (2, 3, 4) if pretrained_net_path(p).exists())
+        return tuple(p for p in sorted(self.files) if self.files[p].exists())
 
     @property
     def observation_size(self) -> int | None:  # type: ignore[override]
-        """Its own network's observation width (None with the shipped ones: each fits the
-        observations of its player count)."""
+        """Its own network's observation width (None with one file per table size: each
+        fits the observations of its player count)."""
         return next(iter(self._models.values())).obs_size if self._fixed else None
 
     def weights_file(self, num_players: int | None) -> Path | None:
         """The network file it plays at a table of ``num_players`` (a result's
-        provenance): its own, else the shipped one of that table; None for a network
-        given in memory."""
+        provenance): its own, else its file for that table; None for a network given in
+        memory or a table it has no file for."""
         if self._fixed or num_players is None:
             return self.path
-        return pretrained_net_path(num_players)
+        return self.files.get(num_players)
 
     def model_for(self, num_players: int, obs_size: int) -> MoveNet:
         """The network for this game, loaded on first use; a clear error when none fits."""
@@ -101,13 +122,14 @@ class NetAgent(Agent):
                     f"{self.name}: the network was trained for {have[0]} players, the game "
                     f"has {num_players}"
                 )
-            path = pretrained_net_path(num_players)
-            if not path.exists():
+            path = self.files.get(num_players)
+            if path is None or not path.exists():
+                where = f" ({path.name})" if path is not None else ""
                 raise ValueError(
-                    f"{self.name}: no shipped network for {num_players} players ({path.name}); "
-                    f"train one with `python -m train.move_net --players {num_players}`"
+                    f"{self.name}: no network for {num_players} players{where}; train one "
+                    f"with `python -m train.move_net --players {num_players}`"
                 )
-            model = self._models[num_players] = _shipped(num_players)
+            model = self._models[num_players] = MoveNet.shared(path)
         model.check(obs_size, num_players, self.name)
         return model
 

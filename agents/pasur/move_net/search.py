@@ -38,6 +38,7 @@ planned, as in :class:`agents.ISMCTSAgent`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ from agents.pasur.inference import (
     opponent_play,
 )
 from agents.pasur.ismcts import ISMCTSAgent, search_values
-from agents.pasur.move_net.agent import NetAgent, best_moves
+from agents.pasur.move_net.agent import NetAgent, best_moves, shipped_net_files
 from agents.pasur.move_net.model import MoveNet
 from agents.pasur.moves import emit_actions
 from pasur_env.core.policy import GameView
@@ -109,7 +110,8 @@ class NetSearchAgent(ISMCTSAgent):
         infer_floor: the opponent model's probability of a uniformly random play (the
             rest follows ``softmax(infer_beta * heuristic score)``): a play the heuristic
             rates poorly then discounts a hand instead of ruling it out.
-        path, model: the network (default: the shipped one for the game's players).
+        path, model, files: the network (:class:`~agents.pasur.move_net.agent.NetAgent`;
+            default: the shipped one of the latest ``net-ismcts`` for the game's players).
         rollout, plies, parallel, horizon: as for :class:`agents.ISMCTSAgent` (here the
             heuristic plays whole rollouts, which stop after two more deals).
     """
@@ -133,6 +135,7 @@ class NetSearchAgent(ISMCTSAgent):
         plies: int | None = None,
         parallel: bool | None = None,
         horizon: int = 2,
+        files: Mapping[int, str | Path] | None = None,
     ) -> None:
         super().__init__(seed=seed, budget=budget, rollout=rollout, plies=plies,
                          parallel=parallel, horizon=horizon)
@@ -153,7 +156,9 @@ class NetSearchAgent(ISMCTSAgent):
         if not isinstance(solve_last_deal, (bool, np.bool_)):
             raise ValueError(f"solve_last_deal must be a bool, got {solve_last_deal!r}")
         self.solve_last_deal = bool(solve_last_deal)
-        self.net = NetAgent(path=path, model=model)
+        if files is None:  # its own version's networks (the shipped ones can differ)
+            files = shipped_net_files(agent="net-ismcts")
+        self.net = NetAgent(path=path, model=model, files=files)
 
     @property
     def player_counts(self) -> tuple[int, ...]:  # type: ignore[override]
