@@ -7,9 +7,9 @@ the pending card's options that extend the selection and emits the next TAKE. No
 search, and no randomness unless asked: ``net:temperature=T`` draws each move from a
 softmax of its values over ``T`` points (:func:`agents.core.move_net.move_probs`),
 a mixed policy, and :meth:`NetAgent.action_probs` gives those probabilities exactly
-(``pasur exploitability`` reads them). The shipped networks (``agents/pretrained/net_<P>p.npz``, one
-per number of players) are picked by the game's player count; ``net@N`` plays version N
-of them (:data:`agents.pasur.game.NET_VERSIONS`).
+(``pasur exploitability`` reads them). The shipped networks (in ``agents/pretrained``,
+one per number of players) are picked by the game's player count; ``net@N`` plays those
+of version N (:data:`agents.pasur.game.NET_VERSIONS`), ``files=`` a user's.
 """
 
 from __future__ import annotations
