@@ -213,7 +213,6 @@ class SearchLabeler(Labeler):
         emit_actions(eng.state, games, cards[chosen], capts[chosen], out)
         return check_actions(out, mask, self.name)
 
-
     def _act_oracle(self, obs: np.ndarray, mask: np.ndarray, view: GameView,
                     offsets: np.ndarray, cards: np.ndarray, capts: np.ndarray,
                     feats: np.ndarray) -> np.ndarray:
