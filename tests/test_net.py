@@ -250,6 +250,32 @@ def test_saved_labels_are_compressed_round_trip_and_old_files_load(tmp_path) -> 
     assert data.nbytes == arrays and same(Dataset.from_bytes(data.to_bytes()), data)
 
 
+def test_concat_keeps_every_decision_and_release_frees_the_parts() -> None:
+    """Datasets joined hold every decision with its own move rows; one part is the part
+    itself (a one-iteration run fits its data without a copy); ``release`` leaves the
+    parts empty, owning no memory, as the labeller's ``take`` does."""
+    from train.move_net.data import FIELDS, Dataset
+
+    def part(n: int, rows: int, k: int) -> Dataset:
+        offsets = np.linspace(0, rows, n + 1).astype(np.int64)
+        return Dataset(np.full((n, 3), k, np.float16), offsets,
+                       np.full((rows, 2), k, np.float16), np.arange(rows, dtype=np.float32) + k,
+                       np.full((n, 4), k, np.int64))
+
+    parts = [part(2, 6, 1), part(0, 0, 9), part(3, 9, 2)]
+    whole = Dataset.concat(parts)
+    assert len(whole) == 5 and whole.offsets.tolist() == [0, 3, 6, 9, 12, 15]
+    assert whole.obs[:, 0].tolist() == [1, 1, 2, 2, 2]
+    np.testing.assert_array_equal(whole.values[6:], parts[2].values)
+    assert Dataset.concat([parts[1], parts[2]]) is parts[2]
+    again = Dataset.concat(parts, release=True)
+    assert all(np.array_equal(getattr(again, f), getattr(whole, f)) for f in FIELDS)
+    for p in (parts[0], parts[2]):
+        assert len(p) == 0 and all(getattr(p, f).base is None for f in FIELDS if f != "offsets")
+    with pytest.raises(ValueError, match="no labelled decisions"):
+        Dataset.concat([parts[1]])
+
+
 def report_states_the_data_on_disk(run, capsys) -> None:
     """The report and the run's last lines state the disk its labelled data takes."""
     from train.move_net.data import Dataset, size_text

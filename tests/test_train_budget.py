@@ -105,7 +105,7 @@ def test_the_evaluations_are_timed_as_a_cost_per_match_and_per_round() -> None:
     from train.move_net.budget import time_evaluations
 
     clock = FakeClock(0.0)
-    cost = {"heuristic": (2.0, 1.25e-3), "ismcts": (1.0, 0.2)}  # seconds, per round
+    cost = {"heuristic": (2.0, 1.25e-3), "ismcts": (1.0, 0.2), "rollout": (1.0, 0.03)}
     played: list[tuple[str, int]] = []
 
     def play(name: str, rounds: int) -> None:
@@ -113,11 +113,15 @@ def test_the_evaluations_are_timed_as_a_cost_per_match_and_per_round() -> None:
         clock.now += cost[name][0] + cost[name][1] * rounds
 
     each, final = time_evaluations(play, [[("heuristic", 2_000)],
-                                          [("heuristic", 10_000), ("ismcts", 400)]], clock)
+                                          [("heuristic", 10_000), ("ismcts", 400),
+                                           ("rollout", 10_000)]], clock)
     assert each == pytest.approx(2.0 + 2.5)
-    assert final == pytest.approx(2.0 + 12.5 + 1.0 + 80.0)
+    assert final == pytest.approx(2.0 + 12.5 + 1.0 + 80.0 + 1.0 + 300.0)
+    # the parallel kernels compile in the first untimed match of 512 rounds; a later
+    # opponent timed on that many is loaded in 2 rounds
     assert played == [("heuristic", 512), ("heuristic", 1_000), ("heuristic", 512),
-                      ("ismcts", 2), ("ismcts", 40), ("ismcts", 20)]
+                      ("ismcts", 2), ("ismcts", 40), ("ismcts", 20),
+                      ("rollout", 2), ("rollout", 1_000), ("rollout", 512)]
     # sizes too close to part the costs (a tenth of barely the parallel batch): scaled
     # by the rounds, which errs long
     (alone,) = time_evaluations(play, [[("heuristic", 5_120)]], clock)

@@ -55,19 +55,30 @@ class Dataset:
         return int(self.obs.shape[0])
 
     @classmethod
-    def concat(cls, parts: list[Dataset]) -> Dataset:
+    def concat(cls, parts: list[Dataset], release: bool = False) -> Dataset:
+        """The decisions of ``parts`` in one dataset. One part is returned as it is (no
+        copy: a one-iteration run fits the data it labelled without holding it twice).
+        With ``release`` each part's arrays are dropped as soon as they are copied, so
+        that the copy costs one array's memory at a time, not the whole data again (the
+        labelled parts of a 20-minute run are over a gigabyte)."""
         parts = [p for p in parts if len(p)]
         if not parts:
             raise ValueError("no labelled decisions")
+        if len(parts) == 1:
+            return parts[0]
         sizes = np.cumsum([0] + [int(p.offsets[-1]) for p in parts[:-1]])
-        offsets = np.concatenate(
+        fields: dict[str, np.ndarray] = {"offsets": np.concatenate(
             [p.offsets[:-1] + s for p, s in zip(parts, sizes, strict=True)]
             + [np.array([sizes[-1] + parts[-1].offsets[-1]])]
-        )
-        return cls(np.concatenate([p.obs for p in parts]), offsets,
-                   np.concatenate([p.feats for p in parts]),
-                   np.concatenate([p.values for p in parts]),
-                   np.concatenate([p.states for p in parts]))
+        )}
+        for f in FIELDS:
+            if f != "offsets":
+                fields[f] = np.concatenate([getattr(p, f) for p in parts])
+                if release:
+                    for p in parts:  # a new empty array: a view would keep the old alive
+                        a = getattr(p, f)
+                        setattr(p, f, np.empty((0, *a.shape[1:]), dtype=a.dtype))
+        return cls(**fields)
 
     def head(self, n: int) -> Dataset:
         """The first ``n`` decisions (to time a fit on a sample)."""
@@ -164,10 +175,29 @@ class Labeler:
         self.decisions += int(keep.size)
 
     def take(self) -> Dataset:
-        """The decisions recorded so far (and forget them)."""
-        data = Dataset.concat(self.parts)
-        self.parts, self.decisions = [], 0
+        """The decisions recorded so far (and forget them: each array of the recorded
+        parts is released as it is copied)."""
+        parts, self.parts, self.decisions = self.parts, [], 0
+        data = Dataset.concat(parts, release=True)
+        return_free_memory()
         return data
+
+
+def return_free_memory() -> None:
+    """Give the memory the C heap holds free back to the system (glibc's
+    ``malloc_trim``; elsewhere nothing). The labelled parts are thousands of arrays of a
+    few megabytes; freed after :meth:`Labeler.take` copies them into one dataset, they
+    stay in the heap, and the process kept twice the data's size for the rest of the run
+    (measured: a run of 100,000 Persian Rummy decisions, 485 MB of arrays, peaked 0.3 GB
+    lower once they were given back)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        ctypes.CDLL(name).malloc_trim(0)
+    except (OSError, AttributeError, TypeError):  # not glibc: its allocator gives back itself
+        pass
 
 
 class SearchLabeler(Labeler):

@@ -177,4 +177,4 @@ def label_sharded(job: LabelJob, decisions: int, tasks: Any, workers: int, *,
         shard, packed = tasks.next()
         done[shard] = Dataset.from_bytes(packed)
     tasks.cancel()
-    return Dataset.concat([done[k] for k in range(prefix)])
+    return Dataset.concat([done[k] for k in range(prefix)], release=True)
