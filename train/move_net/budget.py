@@ -333,8 +333,8 @@ def time_evaluations(play: Callable[[str, int], Any],
     Each opponent is timed once, on ``share`` of the most rounds it plays: first an
     untimed match loads it and compiles its kernels (2 rounds; ``parallel`` rounds for
     the first opponent whose timed match has that many, from which the engine runs its
-    parallel kernels: they compile once for every opponent, and against Persian Rummy's
-    ``rollout`` the untimed 512 rounds cost 15 s, as long as the timed match), then two
+    parallel kernels: they compile once for every opponent, and an untimed 512 rounds
+    against Persian Rummy's ``rollout`` cost as much as its timed match), then two
     timed ones, of that share and of half of it (at least as many
     rounds as the untimed one). A match costs a fixed part (setting up, the steps' own
     work whatever the batch) plus a part per round: from the two times, each evaluation
