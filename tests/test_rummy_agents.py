@@ -164,3 +164,34 @@ def test_every_agent_acts_on_turns_other_agents_began():
         eng.step(decide(eng, games, policies, who))
         last = who
     assert (met >= 30).all(), dict(zip(names, met.tolist(), strict=True))
+
+
+def test_rollout_rows_are_the_determinizations_in_order() -> None:
+    """The compiled builder of the rollout agent's rows gives, for each decision, its
+    ``samples`` determinizations drawn in order from one random stream, each repeated
+    once per candidate: what a plain loop over decisions, samples and candidates gives,
+    to the bit (so the labels of the Rummy network did not change with it)."""
+    from agents.rummy.rollout import determinize, rollout_rows
+
+    eng = RummyEngine(8, seed=11, episode="round", auto_reset=False)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        eng.step(eng.random_actions(rng))
+    games = np.array([1, 4, 6], dtype=np.int64)
+    cands = [[3, 7], [5], [0, 2, 9]]
+    offsets = np.array([0, 2, 3, 6], dtype=np.int64)
+    flat = np.array([a for c in cands for a in c], dtype=np.int64)
+    rows, first, team, z = rollout_rows(eng.state, games, offsets, flat, 4, np.uint64(99))
+    want_rows, want_first, want_team, zz = [], [], [], np.uint64(99)
+    for g, cs in zip(games.tolist(), cands, strict=True):
+        seat = int(eng.state[g, K.MOVER])
+        for _ in range(4):
+            row = eng.state[g:g + 1].copy()
+            zz = np.uint64(determinize(row, 0, seat, zz))
+            for a in cs:
+                want_rows.append(row[0])
+                want_first.append(a)
+                want_team.append(seat % 2)
+    np.testing.assert_array_equal(rows, np.stack(want_rows))
+    assert first.tolist() == want_first and team.tolist() == want_team and z == zz
+    assert len({r.tobytes() for r in rows[:8:2]}) > 1  # the samples differ

@@ -30,7 +30,8 @@ from pasur_env.core.rng import splitmix_next
 from pasur_env.rummy import kernels as K
 from pasur_env.rummy.kernels.step import apply_action
 
-__all__ = ["RummyRolloutAgent", "determinize", "greedy_playout", "candidate_actions"]
+__all__ = ["RummyRolloutAgent", "determinize", "greedy_playout", "candidate_actions",
+           "rollout_rows"]
 
 
 @njit(cache=True)
@@ -97,6 +98,38 @@ def rollout_kernel(st: np.ndarray, params: np.ndarray, first: np.ndarray, team: 
 
 
 _ROLLOUT = BatchKernel(rollout_kernel, 64)
+
+
+@njit(cache=True)
+def rollout_rows(state: np.ndarray, games: np.ndarray, cand_offsets: np.ndarray,
+                 cands: np.ndarray, samples: int, z: np.uint64
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.uint64]:
+    """The rows of :func:`rollout_kernel` for decisions in ``games`` (engine rows of
+    ``state``), decision ``i`` comparing ``cands[cand_offsets[i]:cand_offsets[i + 1]]``:
+    for each decision, ``samples`` determinizations (drawn in that order from ``z``),
+    each repeated once per candidate. Returns ``(rows, first, team, z)``.
+
+    One compiled loop instead of a Python loop over decisions and samples: the rows
+    and the random stream are those of the loop it replaced, to the bit, and the
+    labeller's rollouts spent about a tenth of their time building them in Python."""
+    n = cand_offsets[-1] * samples
+    rows = np.empty((n, state.shape[1]), dtype=state.dtype)
+    first = np.empty(n, dtype=np.int64)
+    team = np.empty(n, dtype=np.int64)
+    one = np.empty((1, state.shape[1]), dtype=state.dtype)
+    r = 0
+    for i in range(games.size):
+        g = games[i]
+        seat = state[g, K.MOVER]
+        for _ in range(samples):
+            one[0] = state[g]
+            z = determinize(one, 0, seat, z)
+            for k in range(cand_offsets[i], cand_offsets[i + 1]):
+                rows[r] = one[0]
+                first[r] = cands[k]
+                team[r] = seat % 2
+                r += 1
+    return rows, first, team, z
 
 
 def candidates(eng: Any, g: int, mask: np.ndarray, greedy: int) -> list[int]:
@@ -171,21 +204,17 @@ class RummyRolloutAgent(Agent):
     def _rollouts(self, eng: Any, games: np.ndarray, plans: list[tuple[int, list[int]]],
                   offsets: np.ndarray, values: np.ndarray) -> None:
         """Roll out every candidate of every planned decision; write the means into values."""
-        rows, first, team = [], [], []
-        for i, cands in plans:
-            g = int(games[i])
-            seat = int(eng.state[g, K.MOVER])
-            for _ in range(self.samples):
-                row = eng.state[g:g + 1].copy()
-                self._z = np.uint64(determinize(row, 0, seat, np.uint64(self._z)))
-                for a in cands:
-                    rows.append(row[0])
-                    first.append(a)
-                    team.append(seat % 2)
-        st = np.ascontiguousarray(np.stack(rows))
-        out = np.zeros(len(rows), dtype=np.int64)
+        sizes = np.array([len(cands) for _, cands in plans], dtype=np.int64)
+        cand_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=cand_offsets[1:])
+        flat = np.array([a for _, cands in plans for a in cands], dtype=np.int64)
+        picked = np.asarray(games, dtype=np.int64)[[i for i, _ in plans]]
+        st, first, team, z = rollout_rows(eng.state, picked, cand_offsets, flat,
+                                          self.samples, np.uint64(self._z))
+        self._z = np.uint64(z)
+        out = np.zeros(len(st), dtype=np.int64)
         params = eng.rules.as_params(episode_round=True)
-        _ROLLOUT.for_batch(len(rows))(st, params, np.array(first), np.array(team), out)
+        _ROLLOUT.for_batch(len(st))(st, params, first, team, out)
         pos = 0
         for i, cands in plans:
             n = len(cands)
