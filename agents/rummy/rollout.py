@@ -195,29 +195,26 @@ class RummyRolloutAgent(Agent):
         labeller of the Rummy network (:mod:`train.move_net.rummy`) calls this."""
         offsets, actions, _ = candidate_actions(eng, games, mask)
         values = np.zeros(len(actions), dtype=np.float64)
-        plans = [(i, actions[offsets[i]:offsets[i + 1]].tolist())
-                 for i in np.flatnonzero(np.diff(offsets) > 1).tolist()]
-        if plans:
-            self._rollouts(eng, games, plans, offsets, values)
+        multi = np.flatnonzero(np.diff(offsets) > 1)
+        if multi.size:
+            self._rollouts(eng, np.asarray(games, dtype=np.int64)[multi], offsets[multi],
+                           offsets[multi + 1], actions, values)
         return offsets, actions, values
 
-    def _rollouts(self, eng: Any, games: np.ndarray, plans: list[tuple[int, list[int]]],
-                  offsets: np.ndarray, values: np.ndarray) -> None:
-        """Roll out every candidate of every planned decision; write the means into values."""
-        sizes = np.array([len(cands) for _, cands in plans], dtype=np.int64)
-        cand_offsets = np.zeros(len(plans) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=cand_offsets[1:])
-        flat = np.array([a for _, cands in plans for a in cands], dtype=np.int64)
-        picked = np.asarray(games, dtype=np.int64)[[i for i, _ in plans]]
-        st, first, team, z = rollout_rows(eng.state, picked, cand_offsets, flat,
+    def _rollouts(self, eng: Any, games: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                  actions: np.ndarray, values: np.ndarray) -> None:
+        """Roll out the candidates ``actions[lo[i]:hi[i]]`` of the decision in
+        ``games[i]``, for every ``i``; write their means into ``values`` (same rows)."""
+        cand_offsets = np.zeros(games.size + 1, dtype=np.int64)
+        np.cumsum(hi - lo, out=cand_offsets[1:])
+        rows = np.repeat(lo - cand_offsets[:-1], hi - lo) + np.arange(cand_offsets[-1])
+        st, first, team, z = rollout_rows(eng.state, games, cand_offsets, actions[rows],
                                           self.samples, np.uint64(self._z))
         self._z = np.uint64(z)
         out = np.zeros(len(st), dtype=np.int64)
         params = eng.rules.as_params(episode_round=True)
         _ROLLOUT.for_batch(len(st))(st, params, first, team, out)
-        pos = 0
-        for i, cands in plans:
-            n = len(cands)
-            vals = out[pos:pos + n * self.samples].reshape(self.samples, n).mean(axis=0)
-            pos += n * self.samples
-            values[offsets[i]:offsets[i + 1]] = vals
+        for i in range(games.size):
+            a, b = int(lo[i]), int(hi[i])
+            block = out[self.samples * int(cand_offsets[i]):self.samples * int(cand_offsets[i + 1])]
+            values[a:b] = block.reshape(self.samples, b - a).mean(axis=0)
