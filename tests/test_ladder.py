@@ -279,6 +279,22 @@ def greedy_br(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return json.loads(json.dumps(res.to_json()))
 
 
+def test_a_search_best_response_is_recorded_with_its_positions(two: Ladder, tmp_path: Path,
+                                                                capsys) -> None:
+    """A ``--method search`` result trained nothing: its cell says so, with its budget."""
+    pytest.importorskip("torch")
+    from train.best_response import search_best_response
+
+    res = search_best_response("greedy", particles=1, rounds=2, save=tmp_path / "s.json")
+    saved = _saved(tmp_path, json.loads(json.dumps(res.to_json())))
+    assert main(["ladder", "best-response", "--ladder", str(two.path), "--from",
+                 str(saved)]) == 0
+    assert main(["ladder", "show", "--ladder", str(two.path), "--bootstrap", "5"]) == 0
+    lo, hi = res.ci95
+    assert f"{res.gain:+.2f} [{lo:+.2f}, {hi:+.2f}] (search, 1 positions)" in \
+        capsys.readouterr().out
+
+
 def _saved(tmp_path: Path, data: dict, name: str = "br.json", **changes: object) -> Path:
     path = tmp_path / name
     path.write_text(json.dumps({**data, **changes}))
@@ -297,7 +313,7 @@ def test_a_recorded_best_response_shows_the_column(two: Ladder, greedy_br: dict,
     entry = json.loads(two.path.read_text())["members"][1]["learned_best_response"]
     assert entry == {k: greedy_br[k] for k in ("gain", "ci95", "rounds", "budget", "used",
                                                "seed", "exploiter", "date", "library",
-                                               "teacher", "selection")}
+                                               "teacher", "selection", "method")}
     assert entry["teacher"] is None  # learned from scratch
     assert entry["budget"] == {"minutes": None, "decisions": 64}
     md, js = tmp_path / "l.md", tmp_path / "l.json"

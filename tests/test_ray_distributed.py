@@ -292,6 +292,23 @@ class TestOnTwoNodes:
         assert a.pop("provenance")["b"] == b.pop("provenance")["b"]  # their dates differ)
         assert b == a
 
+    def test_search_best_response_on_the_cluster_equals_the_local_one(self, cluster,
+                                                                      tmp_path) -> None:
+        """``--method search --address``: the saved search exploiter plays its
+        evaluation on Ray (each worker builds it and its agent from the file) with the
+        same gain and per-deal figures as here (one task, as above)."""
+        from train.best_response import search_best_response
+
+        kwargs = dict(particles=2, rounds=20, seed=4, preset="mini")
+        here = search_best_response("greedy", save=tmp_path / "here.json", **kwargs)
+        far = search_best_response("greedy", save=tmp_path / "far.json", address="auto",
+                                   **kwargs)
+        assert (far.gain, far.ci95, far.rounds) == (here.gain, here.ci95, here.rounds)
+        a, b = _figures(here.evaluation), _figures(far.evaluation)
+        assert a.pop("a") != b.pop("a")
+        assert a.pop("provenance")["b"] == b.pop("provenance")["b"]
+        assert b == a
+
 
 def test_bad_addresses_are_refused(capsys) -> None:
     assert pasur(["eval", "greedy", "random", "--address", "local:x"]) == 2

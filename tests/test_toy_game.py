@@ -128,6 +128,16 @@ def test_evaluate_plays_duplicate_deals() -> None:
     assert games.games == 10 and "games of 2 deals" in games.summary()
 
 
+def test_the_search_best_response_exploits_its_agents() -> None:
+    """The search best response reads the game through the engine API alone (its
+    ``determinize`` and ``seat_sides``): against random it wins clearly."""
+    from agents.core.search_br import SearchBestResponse
+
+    br = SearchBestResponse(make_agent("random", game="toy", seed=1), 4, seed=0)
+    res = evaluate(br, "random", rounds=200, seed=0, game="toy", progress=False)
+    assert res.ci95[0] > 0.5, res.summary()
+
+
 def test_tournament_ranks_the_agents() -> None:
     res = tournament(["random", "greedy"], rounds=400, bootstrap=20, game="toy",
                      progress=False)

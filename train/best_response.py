@@ -29,6 +29,12 @@
    point difference per round with a 95% interval is the *gain*, a lower bound on the
    gain of the exact best response (with two players: NashConv / 2, the figure of
    ``pasur exploitability`` on the small variants; docs/exploitability.md).
+
+``--method search`` (:func:`search_best_response`) trains nothing: the exploiter is a
+search against the agent itself at every decision (:mod:`agents.core.search_br`),
+saved as a ``.json`` file (``br:PATH.json``) and measured in the same way. It needs
+more time per decision and no training; on the small variants it comes closer to the
+exact best response than the learner (docs/exploitability.md).
 """
 
 from __future__ import annotations
@@ -44,11 +50,19 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.core.search import check_budget as check_search_budget
+from agents.core.search_br import DEFAULT_PARTICLES
 from agents.evaluation.match import duplicate_engine, evaluate, setup
 from agents.evaluation.results import SCHEMA, library_info, utc_now
 from agents.evaluation.stats import mean_ci
 from agents.games import derived_seeds
-from agents.learned.exploiter import PREFIX, exploiter_inputs, file_stem, save_exploiter
+from agents.learned.exploiter import (
+    PREFIX,
+    exploiter_inputs,
+    file_stem,
+    save_exploiter,
+    save_search_exploiter,
+)
 from agents.registry import agent_label, build_agent
 from pasur_env import AllSeatsEnv
 from pasur_env.core.loop import decide, play
@@ -57,8 +71,8 @@ from pasur_env.games import game_info
 from train.common.threads import one_thread_each
 from train.common.tracking import WallClock
 
-__all__ = ["Ppo", "BestResponseResult", "best_response", "train_exploiter", "learner_advantages",
-           "default_save_path", "main"]
+__all__ = ["Ppo", "BestResponseResult", "best_response", "search_best_response",
+           "train_exploiter", "learner_advantages", "default_save_path", "main"]
 
 #: the default budget when neither minutes nor decisions are given
 DEFAULT_MINUTES = 5.0
@@ -384,6 +398,8 @@ class BestResponseResult:
     #: with a teacher: the trained exploiter and the teacher alone on validation deals,
     #: and which one was kept (:func:`keep_the_better`)
     selection: dict[str, Any] | None = None
+    #: ``"ppo"`` (a trained network) or ``"search"`` (:func:`search_best_response`)
+    method: str = "ppo"
 
     def to_json(self) -> dict[str, Any]:
         """The result as plain JSON values (``--json``), with the evaluation's own."""
@@ -395,6 +411,8 @@ class BestResponseResult:
         return d
 
     def summary(self) -> str:
+        if self.method == "search":
+            return self._search_summary()
         limit = (f"{self.budget['minutes']:g} min" if self.budget.get("minutes")
                  else f"{self.budget['decisions']:,} decisions")
         where = f"{self.game}, {self.players} players" + (
@@ -413,6 +431,23 @@ class BestResponseResult:
                                                  f"deals, the agent at seat {self.seat}")
             + f" (seed {self.seed}): "
             f"{self.gain:+.4f} [{lo:+.4f}, {hi:+.4f}] points per round",
+            "a lower bound on the agent's exploitability (the exact best response's gain; "
+            "with 2 players NashConv / 2, docs/exploitability.md)",
+        ])
+
+    def _search_summary(self) -> str:
+        lo, hi = self.ci95
+        where = f"{self.game}, {self.players} players" + (
+            f", preset {self.preset}" if self.preset else "")
+        how = ("positions filtered by the agent's plays" if self.settings.get("posterior")
+               else "positions dealt uniformly")
+        return "\n".join([
+            f"search best response to {self.agent} ({where}): "
+            f"{self.settings['particles']} positions per candidate action, {how}",
+            f"saved {self.exploiter} (play it as {PREFIX}{self.exploiter})",
+            f"gain on {self.rounds:,} fresh duplicate rounds (seed {self.seed}): "
+            f"{self.gain:+.4f} [{lo:+.4f}, {hi:+.4f}] points per round, "
+            f"{self.used['seconds']:.0f} s",
             "a lower bound on the agent's exploitability (the exact best response's gain; "
             "with 2 players NashConv / 2, docs/exploitability.md)",
         ])
@@ -543,6 +578,38 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
         {"minutes": minutes, "decisions": decisions}, used, str(path), gain, ci, played, res,
         dataclasses.asdict(ppo), utc_now(), agent_label(teacher) if teacher is not None else None,
         selection)
+
+
+def search_best_response(agent: str, *, game: str = "pasur", players: int | None = None,
+                         preset: str | None = None, particles: int = DEFAULT_PARTICLES,
+                         posterior: bool = True, rounds: int = 2000, seed: int = 0,
+                         save: str | Path | None = None, address: str | None = None,
+                         batch: int = 512, progress: bool = False,
+                         **rules: Any) -> BestResponseResult:
+    """The search best response to ``agent`` (:mod:`agents.core.search_br`: nothing is
+    trained), saved as a ``.json`` exploiter and measured as :func:`best_response`
+    measures a learned one, on ``rounds`` fresh duplicate rounds of ``seed``."""
+    spec = setup(game, players, preset, dict(rules))
+    frozen = build_agent(agent, seed=seed, game=spec.game)  # an unknown spec fails here
+    check_policy_fits(frozen, spec.game, spec.players, None, role="agent to exploit")
+    path = Path(save) if save is not None else default_save_path(
+        agent_label(agent), spec.game).with_suffix(".json")
+    settings = {"particles": check_search_budget(particles, "--particles"),
+                "posterior": bool(posterior)}
+    save_search_exploiter(path, {
+        "game": spec.game, "players": spec.players, "agent": agent_label(agent),
+        "preset": preset, "rules": rules, "seed": seed, "date": utc_now(), **settings})
+    t0 = time.perf_counter()
+    gain, ci, played, res = measure_gain(  # duplicate deals: no seat, so no sides needed
+        f"{PREFIX}{path.resolve()}", agent, seat=None, sides=np.zeros(0, dtype=np.int64),
+        rounds=rounds, seed=seed,
+        batch=batch, game=spec.game, players=spec.players, preset=preset, address=address,
+        progress=progress, **rules)
+    used = {"seconds": time.perf_counter() - t0, "decisions": 0}  # no training decision
+    return BestResponseResult(
+        agent_label(agent), spec.game, spec.players, preset, dict(rules), None, seed,
+        {"particles": settings["particles"]}, used, str(path), gain, ci, played, res,
+        settings, utc_now(), method="search")
 
 
 def validation_seed(seed: int) -> int:

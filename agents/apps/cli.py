@@ -287,6 +287,15 @@ def _add_best_response(sub: Any) -> None:
     br.add_argument("--history", action="store_true",
                     help="the exploiter also reads the cards every seat played this round "
                     "(the observation alone does not say which card each play was)")
+    br.add_argument("--method", choices=("ppo", "search"), default="ppo",
+                    help="ppo (default): train a network; search: no training, determinized "
+                    "rollouts against the agent itself at every decision (the training "
+                    "options do not apply; docs/exploitability.md)")
+    br.add_argument("--particles", type=int, default=None, metavar="N",
+                    help="--method search: positions per candidate action (default 64)")
+    br.add_argument("--uniform", action="store_true",
+                    help="--method search: deal the hidden cards uniformly at every decision "
+                    "instead of filtering the positions by the agent's plays")
     br.add_argument("--batch", type=int, default=4096,
                     help="games advanced together in the evaluation (default 4096)")
     add_progress(br)
@@ -528,18 +537,42 @@ def _best_response(args: argparse.Namespace) -> int:
     if not args.lr > 0:
         raise ValueError(f"--lr must be a positive number, got {args.lr}")
     module = load_object("train.best_response")
-    res = module.best_response(
-        args.agent, game=args.game, players=args.players, seat=args.seat, preset=args.preset,
-        minutes=args.minutes, decisions=args.decisions, rounds=rounds, seed=args.seed,
-        save=args.save, address=args.address, batch=args.batch,
-        progress=progress_on(args.progress),
-        ppo=module.Ppo(envs=args.envs, hidden=args.hidden, lr=args.lr, history=args.history),
-        teacher=args.teacher,
-        **_rules(args.rule))
+    if args.method == "search":
+        res = _search_best_response(module, args, rounds)
+    else:
+        if args.particles is not None or args.uniform:
+            raise ValueError("--particles and --uniform are settings of --method search")
+        res = module.best_response(
+            args.agent, game=args.game, players=args.players, seat=args.seat,
+            preset=args.preset, minutes=args.minutes, decisions=args.decisions, rounds=rounds,
+            seed=args.seed, save=args.save, address=args.address, batch=args.batch,
+            progress=progress_on(args.progress),
+            ppo=module.Ppo(envs=args.envs, hidden=args.hidden, lr=args.lr,
+                           history=args.history),
+            teacher=args.teacher,
+            **_rules(args.rule))
     out = _text_stream(args)
     print(res.summary(), file=out)
     _write_json(res, args, out)
     return 0
+
+
+def _search_best_response(module: Any, args: argparse.Namespace, rounds: int) -> Any:
+    """``pasur best-response --method search``: nothing trained, so no training option."""
+    given = [flag for flag, on in (("--minutes", args.minutes is not None),
+                                   ("--decisions", args.decisions is not None),
+                                   ("--teacher", args.teacher is not None),
+                                   ("--history", args.history), ("--seat", args.seat is not None))
+             if on]
+    if given:
+        raise ValueError(f"{', '.join(given)}: not an option of --method search (it trains "
+                         "nothing and plays duplicate deals)")
+    return module.search_best_response(
+        args.agent, game=args.game, players=args.players, preset=args.preset,
+        particles=64 if args.particles is None else args.particles,
+        posterior=not args.uniform, rounds=rounds, seed=args.seed, save=args.save,
+        address=args.address, batch=min(args.batch, 512), progress=progress_on(args.progress),
+        **_rules(args.rule))
 
 
 def _compare(args: argparse.Namespace) -> int:

@@ -130,6 +130,7 @@ def _best_response_json(data: dict[str, Any]) -> dict[str, Any]:
     kept = {k: data[k] for k in _BR_FIELDS}
     kept["teacher"] = data.get("teacher")  # None: learned from scratch (or an older result)
     kept["selection"] = data.get("selection")  # trained vs the teacher alone, on validation
+    kept["method"] = data.get("method", "ppo")  # "search": nothing trained (budget: particles)
     return json.loads(json.dumps(kept))
 
 
@@ -139,9 +140,12 @@ def _best_response_cell(e: dict[str, Any] | None) -> str:
     if e is None:
         return "–"
     lo, hi = e["ci95"]
-    teacher = f", from {e['teacher']}" if e.get("teacher") else ""
-    return (f"{e['gain']:+.2f} [{lo:+.2f}, {hi:+.2f}] "
-            f"({int(e['used']['decisions']):,} dec.{teacher})")
+    if e.get("method") == "search":
+        how = f"search, {int(e['budget']['particles'])} positions"
+    else:
+        teacher = f", from {e['teacher']}" if e.get("teacher") else ""
+        how = f"{int(e['used']['decisions']):,} dec.{teacher}"
+    return f"{e['gain']:+.2f} [{lo:+.2f}, {hi:+.2f}] ({how})"
 
 
 def _best_response_settings(e: dict[str, Any] | None) -> str:
@@ -150,8 +154,10 @@ def _best_response_settings(e: dict[str, Any] | None) -> str:
     if e is None:
         return "–"
     used = e["used"]
-    return (f"{int(e['rounds']):,}; {int(used['decisions']):,} dec., "
-            f"{float(used['seconds']) / 60:.1f} min; {e['seed']}, {str(e['date'])[:10]}")
+    how = ("search" if e.get("method") == "search"
+           else f"{int(used['decisions']):,} dec.")
+    return (f"{int(e['rounds']):,}; {how}, {float(used['seconds']) / 60:.1f} min; "
+            f"{e['seed']}, {str(e['date'])[:10]}")
 
 
 def _number_list(a: np.ndarray) -> list[Any]:

@@ -23,52 +23,14 @@ from numba import prange
 
 from agents.core.base import Agent
 from agents.rummy.greedy import greedy_rummy_action, greedy_rummy_actions
-from pasur_env.core.bits import popcount
 from pasur_env.core.compile import BatchKernel, njit
 from pasur_env.core.policy import GameView, check_actions
-from pasur_env.core.rng import splitmix_next
 from pasur_env.rummy import kernels as K
+from pasur_env.rummy.kernels.deal import determinize
 from pasur_env.rummy.kernels.step import apply_action
 
 __all__ = ["RummyRolloutAgent", "determinize", "greedy_playout", "candidate_actions",
            "rollout_rows"]
-
-
-@njit(cache=True)
-def determinize(st: np.ndarray, b: int, seat: int, z: np.uint64) -> np.uint64:
-    """Deal the cards ``seat`` cannot see at random, keeping every size and public card.
-
-    Returns the advanced random state.
-    """
-    unseen = 0  # as a set, so the sample depends on what is hidden, not on where it is
-    for o in range(4):
-        if o != seat:
-            unseen |= st[b, K.HAND + o] & ~st[b, K.TAKEN + o]
-    for p in range(st[b, K.STOCK_POS], K.NUM_CARDS):
-        unseen |= 1 << st[b, K.DECK + p]
-    hidden = np.empty(K.NUM_CARDS, dtype=np.int64)
-    n = 0
-    for c in range(K.NUM_CARDS):
-        if (unseen >> c) & 1:
-            hidden[n] = c
-            n += 1
-    for i in range(n - 1, 0, -1):
-        z, x = splitmix_next(z)
-        j = np.int64(((x >> np.uint64(11)) * np.uint64(i + 1)) >> np.uint64(53))
-        hidden[i], hidden[j] = hidden[j], hidden[i]
-    k = 0
-    for o in range(4):
-        if o != seat:
-            need = popcount(st[b, K.HAND + o] & ~st[b, K.TAKEN + o])
-            h = st[b, K.TAKEN + o]
-            for _ in range(need):
-                h |= 1 << hidden[k]
-                k += 1
-            st[b, K.HAND + o] = h
-    for p in range(st[b, K.STOCK_POS], K.NUM_CARDS):
-        st[b, K.DECK + p] = hidden[k]
-        k += 1
-    return z
 
 
 @njit(cache=True)

@@ -35,6 +35,7 @@ from pasur_env.core.args import (
     check_game,
     check_int,
     check_optional_bool,
+    check_seat,
     check_seed,
     game_indices,
     is_int,
@@ -313,6 +314,36 @@ class BatchEngine(ABC):
             raise TypeError("seed_streams() needs an int seed, got None")
         offset = check_int(offset, "offset", 0)
         seed_stream_column(self.state, self.RNG, stream_base(checked), offset)
+
+    # ---- what a seat cannot see ---------------------------------------------------------------
+    def determinize(self, game: int, copies: int, seat: int | None = None,
+                    seed: int | None = None) -> BatchEngine:
+        """``copies`` copies of ``game`` in which the cards ``seat`` (default: the mover)
+        cannot see are dealt again at random.
+
+        The other seats' unseen cards and the stock are permuted uniformly over their
+        places, sizes kept, so every copy is a position consistent with what ``seat``
+        has seen (its observation is the same) and its random stream is its own: the
+        sampling step of determinized search, in one call for every game.
+        """
+        game = check_game(game, self.num_games)
+        copies = check_int(copies, "copies", 1)
+        seat = self.mover(game) if seat is None else check_seat(seat, self.num_players)
+        seeds = np.random.SeedSequence(check_seed(seed)).generate_state(copies, np.uint64)
+        out = np.empty((copies, self.NCOL), dtype=np.int64)
+        self._determinize_into(game, seat, seeds.view(np.int64), out)
+        return self._with_state(out, np.full(copies, game, dtype=np.int64))
+
+    @abstractmethod
+    def _determinize_into(self, game: int, seat: int, seeds: np.ndarray, out: np.ndarray
+                          ) -> None:
+        """Write into ``out`` (copies, NCOL) the copies of :meth:`determinize`, copy ``i``
+        drawn from stream ``seeds[i]`` (the game's kernel)."""
+
+    @property
+    @abstractmethod
+    def seat_sides(self) -> np.ndarray:
+        """(P,) int64: the side (team) of every seat, whose round points its play earns."""
 
     # ---- acting ------------------------------------------------------------------------------
     def _game_indices(self, games: Any) -> np.ndarray:

@@ -350,6 +350,15 @@ class Engine(BatchEngine, kernels=K):
     def side_of(self, seat: int) -> int:
         return self.rules.side_of(seat)
 
+    @property
+    def seat_sides(self) -> np.ndarray:
+        return np.array([self.rules.side_of(s) for s in range(self.num_players)],
+                        dtype=np.int64)
+
+    def _determinize_into(self, game: int, seat: int, seeds: np.ndarray, out: np.ndarray
+                          ) -> None:
+        K.determinize_kernel(self.state, game, seat, self.rules.open_hand, seeds, out)
+
     def render(self, game: int = 0, viewer: int | None = None) -> str:
         """Text picture of one game; ``viewer`` hides the other seats' hidden cards
         (:func:`pasur_env.pasur.render.render_text`)."""

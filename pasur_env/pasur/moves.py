@@ -62,13 +62,10 @@ def determinize(
     The cards in other seats' hands (face-up Ru Baaz cards excepted) and in the stock
     are permuted uniformly at random over those places: each copy is a position
     consistent with what ``seat`` (default: the mover) has seen. This is the sampling
-    step of determinized / information-set search.
+    step of determinized / information-set search
+    (:meth:`pasur_env.core.batch_engine.BatchEngine.determinize`).
     """
-    seat = int(eng.state[game, K.MOVER]) if seat is None else int(seat)
-    seeds = np.random.SeedSequence(seed).generate_state(int(n), np.uint64).view(np.int64)
-    out = np.empty((int(n), K.NCOL), dtype=np.int64)
-    K.determinize_kernel(eng.state, int(game), seat, eng.rules.open_hand, seeds, out)
-    return eng._with_state(out)  # type: ignore[return-value]
+    return eng.determinize(game, n, seat, seed)  # type: ignore[return-value]
 
 
 def hidden_cards(eng: Engine, game: int, seat: int) -> list[int]:

@@ -183,6 +183,16 @@ class RummyEngine(BatchEngine, kernels=K):
         """Game score of each team (B, 2)."""
         return self.state[:, K.SCORE:K.SCORE + 2]
 
+    @property
+    def seat_sides(self) -> np.ndarray:
+        from pasur_env.rummy.rewards import SEAT_TEAM  # the rewards read this module
+
+        return SEAT_TEAM.copy()
+
+    def _determinize_into(self, game: int, seat: int, seeds: np.ndarray, out: np.ndarray
+                          ) -> None:
+        K.determinize_kernel(self.state, game, seat, seeds, out)
+
     def render(self, game: int = 0, viewer: int | None = None) -> str:
         """Text picture of one game (``viewer`` hides the other hands)."""
         from pasur_env.rummy.render import render_text

@@ -320,6 +320,17 @@ class ToyEngine(BatchEngine):
     def stock_size(self) -> np.ndarray:
         return np.zeros(self.num_games, dtype=np.int64)  # everything is dealt
 
+    @property
+    def seat_sides(self) -> np.ndarray:
+        return np.arange(2, dtype=np.int64)
+
+    def _determinize_into(self, game: int, seat: int, seeds: np.ndarray, out: np.ndarray
+                          ) -> None:
+        # every card is dealt and every play seen: the other hand is the cards a seat has
+        # not seen played, so nothing is left to deal again; each copy gets its stream
+        out[:] = self.state[game]
+        out[:, RNG] = seeds
+
     def hand(self, game: int, seat: int) -> list[int]:
         row = self.state[check_game(game, self.num_games)]
         return [c for c in range(NUM_CARDS) if row[HAND + check_seat(seat, 2)] >> c & 1]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from pasur_env.core.bits import popcount
 from pasur_env.core.compile import njit
 from pasur_env.core.rng import seed_stream_column, splitmix_next
 from pasur_env.rummy.kernels.state import (
@@ -119,3 +120,52 @@ def reset_kernel(st: np.ndarray, games: np.ndarray, shuffled: np.ndarray) -> Non
     """Start a new game in each of ``games`` (``shuffled[i]`` False: DECK is given)."""
     for i in range(games.shape[0]):
         start_game(st, games[i], shuffled[i])
+
+
+@njit(cache=True)
+def determinize(st: np.ndarray, b: int, seat: int, z: np.uint64) -> np.uint64:
+    """Deal the cards ``seat`` cannot see at random, keeping every size and public card.
+
+    Returns the advanced random state.
+    """
+    unseen = 0  # as a set, so the sample depends on what is hidden, not on where it is
+    for o in range(4):
+        if o != seat:
+            unseen |= st[b, HAND + o] & ~st[b, TAKEN + o]
+    for p in range(st[b, STOCK_POS], NUM_CARDS):
+        unseen |= 1 << st[b, DECK + p]
+    hidden = np.empty(NUM_CARDS, dtype=np.int64)
+    n = 0
+    for c in range(NUM_CARDS):
+        if (unseen >> c) & 1:
+            hidden[n] = c
+            n += 1
+    for i in range(n - 1, 0, -1):
+        z, x = splitmix_next(z)
+        j = np.int64(((x >> np.uint64(11)) * np.uint64(i + 1)) >> np.uint64(53))
+        hidden[i], hidden[j] = hidden[j], hidden[i]
+    k = 0
+    for o in range(4):
+        if o != seat:
+            need = popcount(st[b, HAND + o] & ~st[b, TAKEN + o])
+            h = st[b, TAKEN + o]
+            for _ in range(need):
+                h |= 1 << hidden[k]
+                k += 1
+            st[b, HAND + o] = h
+    for p in range(st[b, STOCK_POS], NUM_CARDS):
+        st[b, DECK + p] = hidden[k]
+        k += 1
+    return z
+
+
+@njit(cache=True)
+def determinize_kernel(st: np.ndarray, b: int, seat: int, seeds: np.ndarray, out: np.ndarray
+                       ) -> None:
+    """Copies of game ``b`` (rows of ``out``) with the cards hidden from ``seat`` dealt
+    anew by :func:`determinize`, copy ``i`` from stream ``seeds[i]``, which then stays
+    the copy's random stream."""
+    for i in range(out.shape[0]):
+        for k in range(out.shape[1]):
+            out[i, k] = st[b, k]
+        out[i, RNG] = np.int64(determinize(out, i, seat, np.uint64(seeds[i])))

@@ -1,0 +1,202 @@
+"""A search best response to a frozen agent: determinized rollouts against the agent itself.
+
+A best response to an agent knows how the agent plays. This one asks it: at each of its
+decisions (seat ``s`` of game ``g``), for every legal action ``a``,
+
+1. ``particles`` positions consistent with what ``s`` has seen are drawn (the cards
+   ``s`` cannot see dealt again, :meth:`~pasur_env.core.batch_engine.BatchEngine.determinize`);
+2. in each of them ``a`` is played and the round is played out, the frozen agent at
+   its own seats and the *continuation* (by default the agent too) at the exploiter's;
+3. the action with the best mean of ``its side's round points - the mean of the other
+   sides'`` is played (common random numbers: every action meets the same positions;
+   ties go to the lowest action id).
+
+It is one step of policy improvement over the continuation, computed against the true
+agent rather than a model of it, so against a fixed agent it gains at least what the
+continuation does, in expectation, up to the sampling noise of ``particles`` rollouts.
+
+**What the agent's plays reveal.** Plain determinization deals the hidden cards
+uniformly, as if the agent's plays said nothing about its hand. With ``posterior`` (the
+default) the positions are a particle filter over the deal: after each decision the
+exploiter keeps its ``pool`` positions with its own action applied, and at its next
+decision lets the agent play on in each of them until ``s`` moves again. A position is
+kept only if ``s``'s observation and legal actions there are the real ones: the agent
+played, with the hand that position gives it, what it played in the real game. That is
+rejection sampling from the posterior under the agent's own policy, for any agent,
+deterministic or not, with no model of it. When no position survives (a new deal
+shows cards no position dealt; the agent played something none of them predicted), the
+pool is dealt again uniformly. The filter needs the exploiter's side to be one seat: a
+partner's moves in between are not the exploiter's to replay, so with teams (Persian
+Rummy) every decision deals afresh.
+
+Every call runs the agent on all the rollouts of the batch at once: the cost of a
+decision is about ``particles x legal actions`` rollouts of the rest of the round, each
+step one batched call of the agent. ``pasur best-response AGENT --method search`` plays
+it against the agent on fresh duplicate deals; its gain is a lower bound on the agent's
+exploitability (docs/exploitability.md, with the exact best responses of the small
+variants).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from agents.core.base import Agent
+from agents.core.search import check_budget
+from pasur_env.core.loop import play
+from pasur_env.core.policy import GameView, Policy
+
+__all__ = ["SearchBestResponse", "DEFAULT_PARTICLES"]
+
+#: positions per candidate action (the measured default, docs/exploitability.md)
+DEFAULT_PARTICLES = 64
+#: particles the filter keeps per decision, as a multiple of ``particles``
+POOL_FACTOR = 4
+
+
+class SearchBestResponse(Agent):
+    """Determinized rollouts against a frozen agent (module docstring).
+
+    Args:
+        target: the frozen agent (a policy of the game being played).
+        particles: positions per candidate action.
+        continuation: who plays the exploiter's seats in the rollouts (default: ``target``).
+        posterior: filter the positions by the agent's plays (default) or deal them
+            uniformly at every decision.
+        pool: positions the filter keeps (default ``POOL_FACTOR x particles``).
+        seed: seeds the determinizations and the resampling.
+    """
+
+    def __init__(self, target: Policy, particles: int = DEFAULT_PARTICLES, *,
+                 continuation: Policy | None = None, posterior: bool = True,
+                 pool: int | None = None, seed: int | None = None) -> None:
+        self.target = target
+        self.continuation = continuation if continuation is not None else target
+        self.particles = check_budget(particles, "particles")
+        self.pool = check_budget(pool if pool is not None else POOL_FACTOR * self.particles,
+                                 "pool")
+        self.posterior = bool(posterior)
+        self.name = f"search-br({getattr(target, 'name', 'agent')})"
+        for attr in ("game_ids", "player_counts"):  # it plays where its agent plays
+            setattr(self, attr, getattr(target, attr, None))
+        #: decisions by how their positions were drawn, and the positions kept
+        self.stats = {"decisions": 0, "filtered": 0, "kept": 0}
+        self._memory: dict[tuple[int, int], tuple[Any, int, np.ndarray]] = {}
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the draws; forget the positions of the games played so far."""
+        super().reset(seed)
+        self._memory.clear()
+        for who in (self.target, self.continuation):
+            who.reset(None if seed is None else int(self.rng.integers(2**31)))
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        eng, games, seats = view.engine, view.games, view.seats
+        self._forget_dead()
+        pools = self._positions(eng, games, seats)
+        picked = [p[self.rng.choice(len(p), self.particles, replace=len(p) < self.particles)]
+                  for p in pools]
+        counts = mask.sum(axis=1) * self.particles
+        sim = eng.take(np.repeat(games, counts))
+        sim.state[:] = np.concatenate([np.tile(rows, (int(m.sum()), 1))
+                                       for rows, m in zip(picked, mask, strict=True)])
+        acts = np.concatenate([np.repeat(np.flatnonzero(m), self.particles) for m in mask])
+        values = self._rollouts(sim, acts, np.repeat(seats, counts))
+        means = values.reshape(-1, self.particles).mean(axis=1)
+        choice = np.empty(len(games), dtype=np.int64)
+        at = 0
+        for i, m in enumerate(mask):
+            legal = np.flatnonzero(m)
+            choice[i] = legal[int(np.argmax(means[at:at + len(legal)]))]
+            at += len(legal)
+        if self.posterior:
+            self._remember(eng, games, seats, pools, choice)
+        self.stats["decisions"] += len(games)
+        return choice
+
+    # ---- the positions ---------------------------------------------------------------------
+    def _positions(self, eng: Any, games: np.ndarray, seats: np.ndarray) -> list[np.ndarray]:
+        """For each decision, state rows consistent with what its seat has seen: the
+        filtered pool when one survives, else a fresh uniform one."""
+        pools: list[np.ndarray | None] = [None] * len(games)
+        if self.posterior:
+            for i, rows in self._filtered(eng, games, seats).items():
+                pools[i] = rows
+                self.stats["filtered"] += 1
+                self.stats["kept"] += len(rows)
+        for i, rows in enumerate(pools):
+            if rows is None:
+                seed = int(self.rng.integers(2**63 - 1))
+                pools[i] = eng.determinize(int(games[i]), self.pool, int(seats[i]), seed).state
+        return pools  # type: ignore[return-value]
+
+    def _filtered(self, eng: Any, games: np.ndarray, seats: np.ndarray
+                  ) -> dict[int, np.ndarray]:
+        """The remembered positions of each decision's game after the agent played on in
+        them (one batched play), those where the seat sees what it sees in the real game;
+        by decision, for the decisions where some survive."""
+        sides = eng.seat_sides
+        old = {i: e[2] for i, (g, s) in enumerate(zip(games, seats, strict=True))
+               if (e := self._memory.get((id(eng), int(g)))) is not None
+               and e[0]() is eng and e[1] == s and (sides == sides[s]).sum() == 1}
+        if not old:
+            return {}
+        owner = np.concatenate([np.full(len(r), i) for i, r in old.items()])
+        part = eng.take(games[owner])
+        part.state[:] = np.concatenate(list(old.values()))
+        who = np.where(sides[None, :] == sides[seats[owner]][:, None], -1, 0)  # stop at ours
+        live = ~part.done
+        play(part, [self.target], who, active=live,
+             on_step=lambda gs, info: live.__setitem__(gs[info.round_end], False))
+        ok = np.flatnonzero(live & (part.current_player == seats[owner]))
+        real_obs = eng.observe(games, seats)
+        real_mask = eng.legal_mask(games)
+        same = ((part.observe(ok, seats[owner[ok]]) == real_obs[owner[ok]]).all(axis=1)
+                & (part.legal_mask(ok) == real_mask[owner[ok]]).all(axis=1))
+        kept = ok[same]
+        return {i: part.state[kept[owner[kept] == i]] for i in np.unique(owner[kept]).tolist()}
+
+    def _remember(self, eng: Any, games: np.ndarray, seats: np.ndarray,
+                  pools: list[np.ndarray], choice: np.ndarray) -> None:
+        """Keep each game's positions with the chosen action played, for the filter."""
+        sizes = [len(rows) for rows in pools]
+        part = eng.take(np.repeat(games, sizes))
+        part.state[:] = np.concatenate(pools)
+        part.step(np.repeat(choice, sizes))
+        ref = weakref.ref(eng)
+        at = 0
+        for g, s, n in zip(games, seats, sizes, strict=True):
+            self._memory[(id(eng), int(g))] = (ref, int(s), part.state[at:at + n].copy())
+            at += n
+
+    def _forget_dead(self) -> None:
+        """Drop the positions of engines that no longer exist."""
+        for key in [k for k, v in self._memory.items() if v[0]() is None]:
+            del self._memory[key]
+
+    # ---- the rollouts ----------------------------------------------------------------------
+    def _rollouts(self, sim: Any, acts: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Play ``acts`` in ``sim``'s games, then the round out (the agent at its seats,
+        the continuation at the exploiter's); each game's value for ``seats``' side."""
+        n = sim.num_games
+        sides = sim.seat_sides
+        mine = sides[None, :] == sides[seats][:, None]  # (n, P) the exploiter's seats
+        points = np.zeros((n, int(sides.max()) + 1))
+        live = np.ones(n, dtype=bool)
+
+        def book(games: np.ndarray, info: Any) -> None:
+            rows = np.flatnonzero(info.round_end)
+            points[games[rows]] = info.round_points[rows]
+            live[games[rows]] = False
+
+        book(np.arange(n), sim.step(acts))
+        play(sim, [self.target, self.continuation], mine.astype(np.int64), active=live,
+             on_step=book)
+        own = sides[seats]
+        ours = points[np.arange(n), own]
+        others = (points.sum(axis=1) - ours) / max(1, points.shape[1] - 1)
+        return ours - others

@@ -1,0 +1,188 @@
+"""The search best response (:mod:`agents.core.search_br`, ``pasur best-response --method
+search``) and the engine call it stands on, ``BatchEngine.determinize``, for both games:
+positions that keep what the seat has seen; a filter that never drops the true position
+of a deterministic agent's game; a clear gain against an agent with an obvious flaw; the
+saved ``.json`` exploiter through every command; bad input in one line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import Agent
+from agents.apps.cli import main
+from agents.core.search_br import SearchBestResponse
+from agents.evaluation.match import evaluate
+from agents.learned.exploiter import read_search_exploiter
+from agents.registry import build_agent
+from pasur_env import Engine
+from pasur_env.core.policy import GameView
+from pasur_env.rummy import RummyEngine
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _midgame(engine_class: type, steps: int, **flags) -> object:
+    eng = engine_class(6, seed=5, **flags)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        eng.step(eng.random_actions(rng))
+    return eng
+
+
+@pytest.mark.parametrize(("engine_class", "steps"), [(Engine, 9), (RummyEngine, 30)])
+def test_determinize_keeps_what_the_seat_sees_and_deals_the_rest(engine_class, steps) -> None:
+    eng = _midgame(engine_class, steps)
+    for g in range(eng.num_games):
+        for seat in range(eng.num_players):
+            copies = eng.determinize(g, 40, seat, seed=g)
+            assert copies.num_games == 40
+            seen = eng.observe([g], [seat])
+            assert (copies.observe(None, np.full(40, seat)) == seen).all()
+            if seat == eng.mover(g):
+                assert (copies.legal_mask() == eng.legal_mask([g])).all()
+            others = [s for s in range(eng.num_players) if s != seat]
+            hidden = {tuple(copies.observe(None, np.full(40, s))[i]) for i in range(40)
+                      for s in others}
+            assert len(hidden) > 1  # the other seats' cards were dealt again
+    again = eng.determinize(0, 5, 0, seed=3)
+    assert (again.state == eng.determinize(0, 5, 0, seed=3).state).all()  # seeded
+    assert (eng.seat_sides == (np.arange(eng.num_players) % 2 if engine_class is RummyEngine
+                               else np.arange(eng.num_players))).all()
+
+
+@pytest.mark.parametrize(("args", "error", "message"), [
+    ((0, 0), ValueError, "copies"),
+    ((9, 3), ValueError, "game"),
+    ((0, 3, 2), ValueError, "seat"),
+    ((0, 3, "a"), TypeError, "seat"),
+    ((0, 3, 0, -1), ValueError, "seed"),
+])
+def test_determinize_refuses_bad_arguments_in_its_words(args, error, message) -> None:
+    eng = Engine(2, seed=1)
+    with pytest.raises(error, match=message):
+        eng.determinize(*args)
+
+
+def test_the_filter_never_drops_the_true_position_of_a_deterministic_agent() -> None:
+    """Against greedy (deterministic), the real game itself, remembered as a position, is
+    always among the positions kept: the agent replayed in it plays what it played."""
+    target = build_agent("greedy", seed=0)
+    br = SearchBestResponse(target, 4, seed=1)
+    eng = Engine(8, seed=2, preset="small", episode="round", auto_reset=False)
+    checked = kept_less = 0
+    while not eng.done.all():
+        games = np.flatnonzero(~eng.done)
+        seats = eng.current_player[games]
+        ours = games[seats == 0]
+        if ours.size:
+            view = GameView(eng, ours)
+            if br._memory:
+                true_rows = {int(g): eng.state[g] for g in ours}
+                kept = br._filtered(eng, ours, view.seats)
+                for i, g in enumerate(ours):
+                    rows = kept.get(i)
+                    if (br._memory.get((id(eng), int(g))) or (0, 0, None))[2] is not None:
+                        assert rows is not None and (rows == true_rows[int(g)]).all(1).any()
+                        checked += 1
+                        kept_less += len(rows) < br.pool
+            acts = br.act(None, eng.legal_mask(ours), view)
+            for i, g in enumerate(ours):  # the true position joins the remembered ones
+                true = eng.take([g])
+                true.step([acts[i]])
+                ref, seat, rows = br._memory[(id(eng), int(g))]
+                br._memory[(id(eng), int(g))] = (ref, seat, np.vstack([rows, true.state]))
+            eng.step(acts, games=ours)
+        theirs = games[seats == 1]
+        if theirs.size:
+            eng.step(target.act(None, eng.legal_mask(theirs), GameView(eng, theirs)),
+                     games=theirs)
+    assert checked > 10 and kept_less > 0  # the filter ran, and it ruled positions out
+
+
+class LowestCard(Agent):
+    """Always the lowest legal action id: an agent with an obvious flaw."""
+
+    name, game_ids = "lowest", ("pasur",)
+
+    def act(self, obs, mask, view):
+        return np.argmax(mask, axis=1).astype(np.int64)
+
+
+@pytest.mark.parametrize("posterior", [True, False])
+def test_the_search_gains_clearly_against_an_exploitable_agent(posterior: bool) -> None:
+    """On ``mini`` the search beats LowestCard by far more than LowestCard's own moves
+    (the continuation alone) do: a search that chose badly would not."""
+    br = SearchBestResponse(LowestCard(), 8, posterior=posterior, seed=0)
+    res = evaluate(br, LowestCard(), rounds=200, preset="mini", seed=4, progress=False)
+    assert res.ci95[0] > 1.0, res.summary()
+    assert br.stats["decisions"] > 0 and (br.stats["filtered"] > 0) == posterior
+
+
+def test_persian_rummy_teams_deal_afresh_and_play() -> None:
+    """A team's seats are not one seat: no filter, fresh positions, legal play."""
+    br = SearchBestResponse(build_agent("greedy", seed=1, game="persian_rummy"), 2, seed=0)
+    res = evaluate(br, "greedy", rounds=2, game="persian_rummy", seed=1, progress=False,
+                   deals=1)
+    assert res.rounds == 2 and br.stats["decisions"] > 0 and br.stats["filtered"] == 0
+
+
+def _user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copy(ROOT / "examples" / "my_agent.py", tmp_path / "my_agent.py")
+    monkeypatch.chdir(tmp_path)
+
+
+def test_the_command_saves_a_search_exploiter_every_command_plays(tmp_path: Path, monkeypatch,
+                                                                  capsys) -> None:
+    pytest.importorskip("torch")  # the command lives in train.best_response
+    _user_folder(tmp_path, monkeypatch)
+    code = main(["best-response", "./my_agent.py:MostCards", "--preset", "mini", "--method",
+                 "search", "--particles", "2", "--rounds", "8", "--save", "br.json",
+                 "--json", "out.json", "--no-progress"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "search best response to ./my_agent.py:MostCards" in out.out
+    res = json.loads((tmp_path / "out.json").read_text())
+    assert res["method"] == "search" and res["budget"] == {"particles": 2}
+    assert res["evaluation"]["a"] == f"br:{tmp_path / 'br.json'}" and res["rounds"] == 8
+    head = read_search_exploiter(tmp_path / "br.json")
+    assert head["agent"] == "./my_agent.py:MostCards" and head["particles"] == 2
+    assert main(["eval", "br:br.json", "./my_agent.py:MostCards", "--preset", "mini",
+                 "--rounds", "2", "--no-progress"]) == 0, capsys.readouterr().err
+    made = build_agent("br:br.json:particles=3,posterior=false", seed=1)
+    assert isinstance(made, SearchBestResponse) and made.particles == 3
+    assert not made.posterior and made.player_counts == (2,)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--particles", "0"], "--particles must be a positive int"),
+    (["--minutes", "1"], "--minutes: not an option of --method search"),
+    (["--teacher", "greedy"], "--teacher: not an option of --method search"),
+])
+def test_bad_search_input_is_one_clear_line(argv, message, tmp_path: Path, monkeypatch,
+                                            capsys) -> None:
+    pytest.importorskip("torch")
+    monkeypatch.chdir(tmp_path)
+    code = main(["best-response", "greedy", "--method", "search", "--rounds", "2",
+                 "--no-progress", *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_particles_without_search_and_a_bad_file_are_refused(tmp_path: Path, monkeypatch,
+                                                             capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.json").write_text("{}")
+    for argv, message in (
+            (["best-response", "greedy", "--particles", "4"], "settings of --method search"),
+            (["eval", "br:x.json", "greedy", "--rounds", "2"], "is not a search exploiter"),
+            (["eval", "br:nope.json", "greedy", "--rounds", "2"], "no exploiter file")):
+        if argv[0] == "best-response":
+            pytest.importorskip("torch")
+        assert main([*argv, "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
