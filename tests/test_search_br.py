@@ -113,11 +113,12 @@ class LowestCard(Agent):
         return np.argmax(mask, axis=1).astype(np.int64)
 
 
-@pytest.mark.parametrize("posterior", [True, False])
-def test_the_search_gains_clearly_against_an_exploitable_agent(posterior: bool) -> None:
+@pytest.mark.parametrize(("posterior", "margin"), [(True, 0.0), (False, 0.0), (True, 2.0)])
+def test_the_search_gains_clearly_against_an_exploitable_agent(posterior: bool,
+                                                               margin: float) -> None:
     """On ``mini`` the search beats LowestCard by far more than LowestCard's own moves
     (the continuation alone) do: a search that chose badly would not."""
-    br = SearchBestResponse(LowestCard(), 8, posterior=posterior, seed=0)
+    br = SearchBestResponse(LowestCard(), 8, posterior=posterior, margin=margin, seed=0)
     res = evaluate(br, LowestCard(), rounds=200, preset="mini", seed=4, progress=False)
     assert res.ci95[0] > 1.0, res.summary()
     assert br.stats["decisions"] > 0 and (br.stats["filtered"] > 0) == posterior
@@ -141,7 +142,8 @@ def test_the_command_saves_a_search_exploiter_every_command_plays(tmp_path: Path
     pytest.importorskip("torch")  # the command lives in train.best_response
     _user_folder(tmp_path, monkeypatch)
     code = main(["best-response", "./my_agent.py:MostCards", "--preset", "mini", "--method",
-                 "search", "--particles", "2", "--rounds", "8", "--save", "br.json",
+                 "search", "--particles", "2", "--continuation", "greedy", "--rounds", "8",
+                 "--save", "br.json",
                  "--json", "out.json", "--no-progress"])
     out = capsys.readouterr()
     assert code == 0, out.err
@@ -151,10 +153,12 @@ def test_the_command_saves_a_search_exploiter_every_command_plays(tmp_path: Path
     assert res["evaluation"]["a"] == f"br:{tmp_path / 'br.json'}" and res["rounds"] == 8
     head = read_search_exploiter(tmp_path / "br.json")
     assert head["agent"] == "./my_agent.py:MostCards" and head["particles"] == 2
+    assert head["continuation"] == "greedy" and "greedy playing its later moves" in out.out
     assert main(["eval", "br:br.json", "./my_agent.py:MostCards", "--preset", "mini",
                  "--rounds", "2", "--no-progress"]) == 0, capsys.readouterr().err
     made = build_agent("br:br.json:particles=3,posterior=false", seed=1)
     assert isinstance(made, SearchBestResponse) and made.particles == 3
+    assert made.continuation.name == "greedy" and made.target.name != "greedy"
     assert not made.posterior and made.player_counts == (2,)
 
 
@@ -162,6 +166,8 @@ def test_the_command_saves_a_search_exploiter_every_command_plays(tmp_path: Path
     (["--particles", "0"], "--particles must be a positive int"),
     (["--minutes", "1"], "--minutes: not an option of --method search"),
     (["--teacher", "greedy"], "--teacher: not an option of --method search"),
+    (["--continuation", "nosuch"], "nosuch"),
+    (["--margin", "-1"], "--margin must be a number >= 0"),
 ])
 def test_bad_search_input_is_one_clear_line(argv, message, tmp_path: Path, monkeypatch,
                                             capsys) -> None:
@@ -179,6 +185,9 @@ def test_particles_without_search_and_a_bad_file_are_refused(tmp_path: Path, mon
     (tmp_path / "x.json").write_text("{}")
     for argv, message in (
             (["best-response", "greedy", "--particles", "4"], "settings of --method search"),
+            (["best-response", "greedy", "--continuation", "net"],
+             "settings of --method search"),
+            (["best-response", "greedy", "--margin", "2"], "settings of --method search"),
             (["eval", "br:x.json", "greedy", "--rounds", "2"], "is not a search exploiter"),
             (["eval", "br:nope.json", "greedy", "--rounds", "2"], "no exploiter file")):
         if argv[0] == "best-response":
@@ -186,3 +195,19 @@ def test_particles_without_search_and_a_bad_file_are_refused(tmp_path: Path, mon
         assert main([*argv, "--no-progress"]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
+
+
+
+def test_the_margin_keeps_the_continuation_s_move_unless_the_search_is_sure() -> None:
+    """``_choose`` on made-up rollout values (legal action x position): with a margin the
+    continuation's move (LowestCard: the lowest legal id) stays unless the best action's
+    paired difference from it clears ``margin`` standard errors."""
+    mask = np.zeros((1, 104), dtype=bool)
+    mask[0, [3, 7]] = True  # the continuation plays 3
+    noisy = np.array([[0.0, 0.0, 0.0, 0.0], [4.0, -3.0, 4.0, -3.0]])  # mean +0.5, se 2
+    sure = np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 1.2, 0.8, 1.0]])
+    for margin, values, played in ((0.0, noisy, 7), (2.0, noisy, 3), (2.0, sure, 7)):
+        br = SearchBestResponse(LowestCard(), 4, margin=margin, seed=0)
+        assert br._choose(values, mask, None).tolist() == [played], (margin, values)
+    with pytest.raises(ValueError, match="margin must be a number >= 0"):
+        SearchBestResponse(LowestCard(), 4, margin=-1)

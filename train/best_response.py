@@ -441,6 +441,11 @@ class BestResponseResult:
             f", preset {self.preset}" if self.preset else "")
         how = ("positions filtered by the agent's plays" if self.settings.get("posterior")
                else "positions dealt uniformly")
+        if self.settings.get("continuation"):
+            how += f", {self.settings['continuation']} playing its later moves"
+        if self.settings.get("margin"):
+            how += (f", the continuation's move unless beaten by {self.settings['margin']:g} "
+                    "standard errors")
         return "\n".join([
             f"search best response to {self.agent} ({where}): "
             f"{self.settings['particles']} positions per candidate action, {how}",
@@ -582,20 +587,31 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
 
 def search_best_response(agent: str, *, game: str = "pasur", players: int | None = None,
                          preset: str | None = None, particles: int = DEFAULT_PARTICLES,
-                         posterior: bool = True, rounds: int = 2000, seed: int = 0,
+                         posterior: bool = True, continuation: str | None = None,
+                         margin: float = 0.0,
+                         rounds: int = 2000, seed: int = 0,
                          save: str | Path | None = None, address: str | None = None,
                          batch: int = 512, progress: bool = False,
                          **rules: Any) -> BestResponseResult:
     """The search best response to ``agent`` (:mod:`agents.core.search_br`: nothing is
     trained), saved as a ``.json`` exploiter and measured as :func:`best_response`
-    measures a learned one, on ``rounds`` fresh duplicate rounds of ``seed``."""
+    measures a learned one, on ``rounds`` fresh duplicate rounds of ``seed``.
+    ``continuation``: the spec of who plays the exploiter's later moves in the rollouts
+    (default: the agent); ``margin``: its own move is played unless the search's best
+    beats it by more than this many standard errors (0: the search's best)."""
     spec = setup(game, players, preset, dict(rules))
-    frozen = build_agent(agent, seed=seed, game=spec.game)  # an unknown spec fails here
-    check_policy_fits(frozen, spec.game, spec.players, None, role="agent to exploit")
+    for who, role in ((agent, "agent to exploit"), (continuation, "continuation")):
+        if who is not None:  # an unknown spec or another game's agent fails here
+            check_policy_fits(build_agent(who, seed=seed, game=spec.game), spec.game,
+                              spec.players, None, role=role)
     path = Path(save) if save is not None else default_save_path(
         agent_label(agent), spec.game).with_suffix(".json")
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) \
+            or not 0 <= margin < float("inf"):
+        raise ValueError(f"--margin must be a number >= 0, got {margin!r}")
     settings = {"particles": check_search_budget(particles, "--particles"),
-                "posterior": bool(posterior)}
+                "posterior": bool(posterior), "continuation": continuation,
+                "margin": float(margin)}
     save_search_exploiter(path, {
         "game": spec.game, "players": spec.players, "agent": agent_label(agent),
         "preset": preset, "rules": rules, "seed": seed, "date": utc_now(), **settings})

@@ -293,6 +293,13 @@ def _add_best_response(sub: Any) -> None:
                     "options do not apply; docs/exploitability.md)")
     br.add_argument("--particles", type=int, default=None, metavar="N",
                     help="--method search: positions per candidate action (default 64)")
+    br.add_argument("--continuation", metavar="SPEC", default=None,
+                    help="--method search: who plays the exploiter's later moves in the "
+                    "rollouts (default: the agent itself)")
+    br.add_argument("--margin", type=float, default=None, metavar="Z",
+                    help="--method search: play the continuation's own move unless the "
+                    "search's best beats it by more than Z standard errors (default 0: "
+                    "always the search's best)")
     br.add_argument("--uniform", action="store_true",
                     help="--method search: deal the hidden cards uniformly at every decision "
                     "instead of filtering the positions by the agent's plays")
@@ -540,8 +547,10 @@ def _best_response(args: argparse.Namespace) -> int:
     if args.method == "search":
         res = _search_best_response(module, args, rounds)
     else:
-        if args.particles is not None or args.uniform:
-            raise ValueError("--particles and --uniform are settings of --method search")
+        if (args.particles is not None or args.uniform or args.continuation is not None
+                or args.margin is not None):
+            raise ValueError("--particles, --continuation, --margin and --uniform are "
+                             "settings of --method search")
         res = module.best_response(
             args.agent, game=args.game, players=args.players, seat=args.seat,
             preset=args.preset, minutes=args.minutes, decisions=args.decisions, rounds=rounds,
@@ -570,8 +579,10 @@ def _search_best_response(module: Any, args: argparse.Namespace, rounds: int) ->
     return module.search_best_response(
         args.agent, game=args.game, players=args.players, preset=args.preset,
         particles=64 if args.particles is None else args.particles,
-        posterior=not args.uniform, rounds=rounds, seed=args.seed, save=args.save,
-        address=args.address, batch=min(args.batch, 512), progress=progress_on(args.progress),
+        posterior=not args.uniform, continuation=args.continuation,
+        margin=0.0 if args.margin is None else args.margin, rounds=rounds,
+        seed=args.seed, save=args.save, address=args.address, batch=min(args.batch, 512),
+        progress=progress_on(args.progress),
         **_rules(args.rule))
 
 

@@ -47,7 +47,7 @@ import numpy as np
 from agents.core.base import Agent
 from agents.core.search import check_budget
 from pasur_env.core.loop import play
-from pasur_env.core.policy import GameView, Policy
+from pasur_env.core.policy import GameView, Policy, check_actions
 
 __all__ = ["SearchBestResponse", "DEFAULT_PARTICLES"]
 
@@ -67,18 +67,25 @@ class SearchBestResponse(Agent):
         posterior: filter the positions by the agent's plays (default) or deal them
             uniformly at every decision.
         pool: positions the filter keeps (default ``POOL_FACTOR x particles``).
+        margin: play the continuation's own move unless the search's best beats it by
+            more than this many standard errors (0: always the search's best).
         seed: seeds the determinizations and the resampling.
     """
 
     def __init__(self, target: Policy, particles: int = DEFAULT_PARTICLES, *,
                  continuation: Policy | None = None, posterior: bool = True,
-                 pool: int | None = None, seed: int | None = None) -> None:
+                 pool: int | None = None, margin: float = 0.0,
+                 seed: int | None = None) -> None:
         self.target = target
         self.continuation = continuation if continuation is not None else target
         self.particles = check_budget(particles, "particles")
         self.pool = check_budget(pool if pool is not None else POOL_FACTOR * self.particles,
                                  "pool")
         self.posterior = bool(posterior)
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) \
+                or not 0 <= margin < float("inf"):
+            raise ValueError(f"margin must be a number >= 0, got {margin!r}")
+        self.margin = float(margin)
         self.name = f"search-br({getattr(target, 'name', 'agent')})"
         for attr in ("game_ids", "player_counts"):  # it plays where its agent plays
             setattr(self, attr, getattr(target, attr, None))
@@ -106,16 +113,35 @@ class SearchBestResponse(Agent):
                                        for rows, m in zip(picked, mask, strict=True)])
         acts = np.concatenate([np.repeat(np.flatnonzero(m), self.particles) for m in mask])
         values = self._rollouts(sim, acts, np.repeat(seats, counts))
-        means = values.reshape(-1, self.particles).mean(axis=1)
-        choice = np.empty(len(games), dtype=np.int64)
-        at = 0
-        for i, m in enumerate(mask):
-            legal = np.flatnonzero(m)
-            choice[i] = legal[int(np.argmax(means[at:at + len(legal)]))]
-            at += len(legal)
+        choice = self._choose(values.reshape(-1, self.particles), mask, view)
         if self.posterior:
             self._remember(eng, games, seats, pools, choice)
         self.stats["decisions"] += len(games)
+        return choice
+
+    def _choose(self, values: np.ndarray, mask: np.ndarray, view: GameView) -> np.ndarray:
+        """Each decision's action from its rows of ``values`` (legal action x position):
+        the best mean; with ``margin`` > 0, the continuation's own move unless the best
+        beats it by more than ``margin`` standard errors of their paired difference."""
+        own = None
+        if self.margin > 0:
+            obs = (view.engine.observe(view.games, view.seats)
+                   if self.continuation.needs_observation else None)
+            own = check_actions(self.continuation.act(obs, mask, view), mask,
+                                f"continuation {self.continuation.name!r}")
+        choice = np.empty(len(mask), dtype=np.int64)
+        at = 0
+        for i, m in enumerate(mask):
+            legal = np.flatnonzero(m)
+            block = values[at:at + len(legal)]
+            best = int(np.argmax(block.mean(axis=1)))
+            choice[i] = legal[best]
+            if own is not None and legal[best] != own[i]:
+                diff = block[best] - block[int(np.searchsorted(legal, own[i]))]
+                se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
+                if not diff.mean() > self.margin * se:
+                    choice[i] = own[i]
+            at += len(legal)
         return choice
 
     # ---- the positions ---------------------------------------------------------------------
