@@ -33,8 +33,9 @@
 ``--method search`` (:func:`search_best_response`) trains nothing: the exploiter is a
 search against the agent itself at every decision (:mod:`agents.core.search_br`),
 saved as a ``.json`` file (``br:PATH.json``) and measured in the same way. It needs
-more time per decision and no training; on the small variants it comes closer to the
-exact best response than the learner (docs/exploitability.md).
+more time per decision and no training: on the small variants it reaches 81 to 95% of
+the exact gain in minutes against most agents, 58 to 60% against the networks
+(docs/exploitability.md).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import torch
 from torch import nn
 
 from agents.core.search import check_budget as check_search_budget
-from agents.core.search_br import DEFAULT_PARTICLES
+from agents.core.search_br import DEFAULT_PARTICLES, check_margin
 from agents.evaluation.match import duplicate_engine, evaluate, setup
 from agents.evaluation.results import SCHEMA, library_info, utc_now
 from agents.evaluation.stats import mean_ci
@@ -606,12 +607,9 @@ def search_best_response(agent: str, *, game: str = "pasur", players: int | None
                               spec.players, None, role=role)
     path = Path(save) if save is not None else default_save_path(
         agent_label(agent), spec.game).with_suffix(".json")
-    if isinstance(margin, bool) or not isinstance(margin, (int, float)) \
-            or not 0 <= margin < float("inf"):
-        raise ValueError(f"--margin must be a number >= 0, got {margin!r}")
     settings = {"particles": check_search_budget(particles, "--particles"),
                 "posterior": bool(posterior), "continuation": continuation,
-                "margin": float(margin)}
+                "margin": check_margin(margin, "--margin")}
     save_search_exploiter(path, {
         "game": spec.game, "players": spec.players, "agent": agent_label(agent),
         "preset": preset, "rules": rules, "seed": seed, "date": utc_now(), **settings})
