@@ -568,6 +568,7 @@ def _best_response(args: argparse.Namespace) -> int:
 
 def _search_best_response(module: Any, args: argparse.Namespace, rounds: int) -> Any:
     """``pasur best-response --method search``: nothing trained, so no training option."""
+    from agents.core.search_br import DEFAULT_PARTICLES  # the search's one default
     given = [flag for flag, on in (("--minutes", args.minutes is not None),
                                    ("--decisions", args.decisions is not None),
                                    ("--teacher", args.teacher is not None),
@@ -578,7 +579,7 @@ def _search_best_response(module: Any, args: argparse.Namespace, rounds: int) ->
                          "nothing and plays duplicate deals)")
     return module.search_best_response(
         args.agent, game=args.game, players=args.players, preset=args.preset,
-        particles=64 if args.particles is None else args.particles,
+        particles=DEFAULT_PARTICLES if args.particles is None else args.particles,
         posterior=not args.uniform, continuation=args.continuation,
         margin=0.0 if args.margin is None else args.margin, rounds=rounds,
         seed=args.seed, save=args.save, address=args.address, batch=min(args.batch, 512),
