@@ -86,16 +86,18 @@ def test_the_filter_never_drops_the_true_position_of_a_deterministic_agent() -> 
                 kept = br._filtered(eng, ours, view.seats)
                 for i, g in enumerate(ours):
                     rows = kept.get(i)
-                    if (br._memory.get((id(eng), int(g))) or (0, 0, None))[2] is not None:
+                    if (id(eng), int(g), 0) in br._memory:
                         assert rows is not None and (rows == true_rows[int(g)]).all(1).any()
                         checked += 1
                         kept_less += len(rows) < br.pool
+            before = dict(br._memory)
             acts = br.act(None, eng.legal_mask(ours), view)
-            for i, g in enumerate(ours):  # the true position joins the remembered ones
-                true = eng.take([g])
-                true.step([acts[i]])
-                ref, seat, rows = br._memory[(id(eng), int(g))]
-                br._memory[(id(eng), int(g))] = (ref, seat, np.vstack([rows, true.state]))
+            for key, (ref, rows) in list(br._memory.items()):  # the true one joins new ones
+                if before.get(key) is not br._memory[key]:
+                    true = eng.take([key[1]])
+                    if key[1] in ours:
+                        true.step([acts[int(np.flatnonzero(ours == key[1])[0])]])
+                    br._memory[key] = (ref, np.vstack([rows, true.state]))
             eng.step(acts, games=ours)
         theirs = games[seats == 1]
         if theirs.size:
@@ -143,6 +145,7 @@ def test_the_command_saves_a_search_exploiter_every_command_plays(tmp_path: Path
     _user_folder(tmp_path, monkeypatch)
     code = main(["best-response", "./my_agent.py:MostCards", "--preset", "mini", "--method",
                  "search", "--particles", "2", "--continuation", "greedy", "--rounds", "8",
+                 "--depth", "2",
                  "--save", "br.json",
                  "--json", "out.json", "--no-progress"])
     out = capsys.readouterr()
@@ -154,10 +157,11 @@ def test_the_command_saves_a_search_exploiter_every_command_plays(tmp_path: Path
     head = read_search_exploiter(tmp_path / "br.json")
     assert head["agent"] == "./my_agent.py:MostCards" and head["particles"] == 2
     assert head["continuation"] == "greedy" and "greedy playing its later moves" in out.out
+    assert head["depth"] == 2 and "its next 2 decisions planned" in out.out
     assert main(["eval", "br:br.json", "./my_agent.py:MostCards", "--preset", "mini",
                  "--rounds", "2", "--no-progress"]) == 0, capsys.readouterr().err
     made = build_agent("br:br.json:particles=3,posterior=false", seed=1)
-    assert isinstance(made, SearchBestResponse) and made.particles == 3
+    assert isinstance(made, SearchBestResponse) and made.particles == 3 and made.depth == 2
     assert made.continuation.name == "greedy" and made.target.name != "greedy"
     assert not made.posterior and made.player_counts == (2,)
 
@@ -168,6 +172,7 @@ def test_the_command_saves_a_search_exploiter_every_command_plays(tmp_path: Path
     (["--teacher", "greedy"], "--teacher: not an option of --method search"),
     (["--continuation", "nosuch"], "nosuch"),
     (["--margin", "-1"], "--margin must be a number >= 0"),
+    (["--depth", "0"], "--depth must be a positive int"),
 ])
 def test_bad_search_input_is_one_clear_line(argv, message, tmp_path: Path, monkeypatch,
                                             capsys) -> None:
@@ -188,6 +193,7 @@ def test_particles_without_search_and_a_bad_file_are_refused(tmp_path: Path, mon
             (["best-response", "greedy", "--continuation", "net"],
              "settings of --method search"),
             (["best-response", "greedy", "--margin", "2"], "settings of --method search"),
+            (["best-response", "greedy", "--depth", "2"], "settings of --method search"),
             (["eval", "br:x.json", "greedy", "--rounds", "2"], "is not a search exploiter"),
             (["eval", "br:nope.json", "greedy", "--rounds", "2"], "no exploiter file")):
         if argv[0] == "best-response":
@@ -211,3 +217,69 @@ def test_the_margin_keeps_the_continuation_s_move_unless_the_search_is_sure() ->
         assert br._choose(values, mask, None).tolist() == [played], (margin, values)
     with pytest.raises(ValueError, match="margin must be a number >= 0"):
         SearchBestResponse(LowestCard(), 4, margin=-1)
+
+
+def _one_step_values(br: SearchBestResponse, eng, seat: int) -> np.ndarray:
+    """Each position's value after each of its legal actions, the continuation then playing
+    (``_values`` with depth 1), as (positions, actions) with -inf where illegal."""
+    mask = eng.legal_mask()
+    row, act = np.nonzero(mask)
+    vals = br._values(eng.take(row), act, np.full(len(row), seat), np.zeros(len(row), int), 1)
+    out = np.full(mask.shape, -np.inf)
+    out[row, act] = vals
+    return out
+
+
+def test_a_plan_chooses_one_action_per_information_set() -> None:
+    """``_plan`` on positions the seat cannot tell apart (one deal, its cards dealt again)
+    picks one action for all of them, the best in sum, not the best in each; positions on
+    different paths choose apart (each its own best)."""
+    eng = Engine(1, preset="mini", seed=3)
+    seat = int(eng.mover(0))
+    sub = eng.determinize(0, 6, seat, seed=1)
+    br = SearchBestResponse(LowestCard(), 4, seed=0)
+    q = _one_step_values(br, sub, seat)
+    assert np.isfinite(q).sum(axis=1).min() > 1  # a choice to make
+    seats = np.full(6, seat)
+    together = br._plan(sub.take(np.arange(6)), seats, np.zeros(6, int), 1)
+    assert np.allclose(together, q[:, int(np.argmax(q.sum(axis=0)))])
+    apart = br._plan(sub.take(np.arange(6)), seats, np.arange(6), 1)
+    assert np.allclose(apart, q.max(axis=1))
+
+
+def test_a_plan_over_a_known_position_is_the_perfect_information_best_response() -> None:
+    """One position, the whole round planned: the plan's value is the best the exploiter
+    can do against the frozen agent's replies there, by brute force over the engine."""
+    eng = Engine(1, preset="mini", seed=7)
+    seat = int(eng.mover(0))
+    target = LowestCard()
+
+    def best(e) -> float:  # brute force: every own action, the agent's replies
+        while not e.done[0] and e.mover(0) != seat:
+            info = e.step(target.act(None, e.legal_mask(), GameView.all(e)))
+            if info.round_end[0]:
+                return float(info.round_points[0, seat] - info.round_points[0, 1 - seat])
+        values = []
+        for a in np.flatnonzero(e.legal_mask()[0]):
+            child = e.take([0])
+            info = child.step(np.array([a]))
+            values.append(float(info.round_points[0, seat] - info.round_points[0, 1 - seat])
+                          if info.round_end[0] else best(child))
+        return max(values)
+
+    br = SearchBestResponse(target, 1, depth=8, seed=0)
+    assert br._plan(eng.take([0]), np.array([seat]), np.zeros(1, int), 8)[0] == best(
+        eng.take([0]))
+
+
+def test_planning_gains_against_an_exploitable_agent_and_refuses_teams() -> None:
+    br = SearchBestResponse(LowestCard(), 8, depth=4, seed=0)
+    res = evaluate(br, LowestCard(), rounds=100, preset="mini", seed=4, progress=False)
+    assert res.ci95[0] > 1.0, res.summary()
+    team = SearchBestResponse(build_agent("greedy", seed=1, game="persian_rummy"), 2,
+                              depth=2, seed=0)
+    with pytest.raises(ValueError, match="depth 2 needs the exploiter's side to be one seat"):
+        evaluate(team, "greedy", rounds=2, game="persian_rummy", seed=1, progress=False,
+                 deals=1)
+    with pytest.raises(ValueError, match="depth must be a positive int"):
+        SearchBestResponse(LowestCard(), 4, depth=0)

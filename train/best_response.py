@@ -447,6 +447,8 @@ class BestResponseResult:
         if self.settings.get("margin"):
             how += (f", the continuation's move unless beaten by {self.settings['margin']:g} "
                     "standard errors")
+        if self.settings.get("depth", 1) > 1:
+            how += f", its next {self.settings['depth']} decisions planned"
         return "\n".join([
             f"search best response to {self.agent} ({where}): "
             f"{self.settings['particles']} positions per candidate action, {how}",
@@ -589,7 +591,7 @@ def best_response(agent: str | Policy, *, game: str = "pasur", players: int | No
 def search_best_response(agent: str, *, game: str = "pasur", players: int | None = None,
                          preset: str | None = None, particles: int = DEFAULT_PARTICLES,
                          posterior: bool = True, continuation: str | None = None,
-                         margin: float = 0.0,
+                         margin: float = 0.0, depth: int = 1,
                          rounds: int = 2000, seed: int = 0,
                          save: str | Path | None = None, address: str | None = None,
                          batch: int = 512, progress: bool = False,
@@ -599,7 +601,8 @@ def search_best_response(agent: str, *, game: str = "pasur", players: int | None
     measures a learned one, on ``rounds`` fresh duplicate rounds of ``seed``.
     ``continuation``: the spec of who plays the exploiter's later moves in the rollouts
     (default: the agent); ``margin``: its own move is played unless the search's best
-    beats it by more than this many standard errors (0: the search's best)."""
+    beats it by more than this many standard errors (0: the search's best); ``depth``:
+    the exploiter's own decisions it plans over information sets (1: this one)."""
     spec = setup(game, players, preset, dict(rules))
     for who, role in ((agent, "agent to exploit"), (continuation, "continuation")):
         if who is not None:  # an unknown spec or another game's agent fails here
@@ -609,7 +612,8 @@ def search_best_response(agent: str, *, game: str = "pasur", players: int | None
         agent_label(agent), spec.game).with_suffix(".json")
     settings = {"particles": check_search_budget(particles, "--particles"),
                 "posterior": bool(posterior), "continuation": continuation,
-                "margin": check_margin(margin, "--margin")}
+                "margin": check_margin(margin, "--margin"),
+                "depth": check_search_budget(depth, "--depth")}
     save_search_exploiter(path, {
         "game": spec.game, "players": spec.players, "agent": agent_label(agent),
         "preset": preset, "rules": rules, "seed": seed, "date": utc_now(), **settings})

@@ -300,6 +300,10 @@ def _add_best_response(sub: Any) -> None:
                     help="--method search: play the continuation's own move unless the "
                     "search's best beats it by more than Z standard errors (default 0: "
                     "always the search's best)")
+    br.add_argument("--depth", type=int, default=None, metavar="N",
+                    help="--method search: plan the exploiter's next N decisions over its "
+                    "information sets in each position (default 1: this decision, then "
+                    "the continuation; one-seat sides only)")
     br.add_argument("--uniform", action="store_true",
                     help="--method search: deal the hidden cards uniformly at every decision "
                     "instead of filtering the positions by the agent's plays")
@@ -548,9 +552,9 @@ def _best_response(args: argparse.Namespace) -> int:
         res = _search_best_response(module, args, rounds)
     else:
         if (args.particles is not None or args.uniform or args.continuation is not None
-                or args.margin is not None):
-            raise ValueError("--particles, --continuation, --margin and --uniform are "
-                             "settings of --method search")
+                or args.margin is not None or args.depth is not None):
+            raise ValueError("--particles, --continuation, --margin, --depth and --uniform "
+                             "are settings of --method search")
         res = module.best_response(
             args.agent, game=args.game, players=args.players, seat=args.seat,
             preset=args.preset, minutes=args.minutes, decisions=args.decisions, rounds=rounds,
@@ -581,8 +585,9 @@ def _search_best_response(module: Any, args: argparse.Namespace, rounds: int) ->
         args.agent, game=args.game, players=args.players, preset=args.preset,
         particles=DEFAULT_PARTICLES if args.particles is None else args.particles,
         posterior=not args.uniform, continuation=args.continuation,
-        margin=0.0 if args.margin is None else args.margin, rounds=rounds,
-        seed=args.seed, save=args.save, address=args.address, batch=min(args.batch, 512),
+        margin=0.0 if args.margin is None else args.margin,
+        depth=1 if args.depth is None else args.depth, rounds=rounds, seed=args.seed,
+        save=args.save, address=args.address, batch=min(args.batch, 512),
         progress=progress_on(args.progress),
         **_rules(args.rule))
 

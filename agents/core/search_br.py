@@ -59,6 +59,8 @@ __all__ = ["SearchBestResponse", "DEFAULT_PARTICLES", "check_margin"]
 DEFAULT_PARTICLES = 64
 #: particles the filter keeps per decision, as a multiple of ``particles``
 POOL_FACTOR = 4
+#: about how many positions one batch of a plan (``depth`` > 1) holds at its widest
+PLAN_ROWS = 20_000
 
 
 def check_margin(margin: Any, name: str = "margin") -> float:
@@ -81,12 +83,14 @@ class SearchBestResponse(Agent):
         pool: positions the filter keeps (default ``POOL_FACTOR x particles``).
         margin: play the continuation's own move unless the search's best beats it by
             more than this many standard errors (0: always the search's best).
+        depth: the exploiter's own decisions the search plans (1: this one, then the
+            continuation); needs the exploiter's side to be one seat.
         seed: seeds the determinizations and the resampling.
     """
 
     def __init__(self, target: Policy, particles: int = DEFAULT_PARTICLES, *,
                  continuation: Policy | None = None, posterior: bool = True,
-                 pool: int | None = None, margin: float = 0.0,
+                 pool: int | None = None, margin: float = 0.0, depth: int = 1,
                  seed: int | None = None) -> None:
         self.target = target
         self.continuation = continuation if continuation is not None else target
@@ -95,12 +99,14 @@ class SearchBestResponse(Agent):
                                  "pool")
         self.posterior = bool(posterior)
         self.margin = check_margin(margin)
+        self.depth = check_budget(depth, "depth")
         self.name = f"search-br({getattr(target, 'name', 'agent')})"
         for attr in ("game_ids", "player_counts"):  # it plays where its agent plays
             setattr(self, attr, getattr(target, attr, None))
         #: decisions by how their positions were drawn, and the positions kept
         self.stats = {"decisions": 0, "filtered": 0, "kept": 0}
-        self._memory: dict[tuple[int, int], tuple[Any, int, np.ndarray]] = {}
+        #: (id(engine), game, seat) -> (weakref to the engine, positions)
+        self._memory: dict[tuple[int, int, int], tuple[Any, np.ndarray]] = {}
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -111,8 +117,26 @@ class SearchBestResponse(Agent):
             who.reset(None if seed is None else int(self.rng.integers(2**31)))
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
-        eng, games, seats = view.engine, view.games, view.seats
+        eng, games = view.engine, view.games
+        if self.depth > 1 and np.bincount(eng.seat_sides).max() > 1:
+            raise ValueError(f"depth {self.depth} needs the exploiter's side to be one seat; "
+                             "in this game a side has several (use depth 1)")
         self._forget_dead()
+        if self.posterior:
+            self._watch(eng, games)
+        parts = [np.arange(len(games))]
+        if self.depth > 1:  # a plan multiplies the positions at every level: bound the memory
+            rows = np.cumsum(mask.sum(axis=1) * self.particles * self.depth ** 2)
+            parts = np.split(parts[0], np.searchsorted(
+                rows, np.arange(PLAN_ROWS, rows[-1], PLAN_ROWS), side="right"))
+        choice = np.concatenate([self._decide(mask[p], GameView(eng, games[p]))
+                                 for p in parts if len(p)])
+        self.stats["decisions"] += len(games)
+        return choice
+
+    def _decide(self, mask: np.ndarray, view: GameView) -> np.ndarray:
+        """The search's actions for the decisions of ``view`` (the body of :meth:`act`)."""
+        eng, games, seats = view.engine, view.games, view.seats
         pools = self._positions(eng, games, seats)
         picked = [p[self.rng.choice(len(p), self.particles, replace=len(p) < self.particles)]
                   for p in pools]
@@ -121,11 +145,11 @@ class SearchBestResponse(Agent):
         sim.state[:] = np.concatenate([np.tile(rows, (int(m.sum()), 1))
                                        for rows, m in zip(picked, mask, strict=True)])
         acts = np.concatenate([np.repeat(np.flatnonzero(m), self.particles) for m in mask])
-        values = self._rollouts(sim, acts, np.repeat(seats, counts))
+        paths = np.arange(len(acts)) // self.particles  # the decision and its first action
+        values = self._values(sim, acts, np.repeat(seats, counts), paths, self.depth)
         choice = self._choose(values.reshape(-1, self.particles), mask, view)
         if self.posterior:
             self._remember(eng, games, seats, pools, choice)
-        self.stats["decisions"] += len(games)
         return choice
 
     def _choose(self, values: np.ndarray, mask: np.ndarray, view: GameView) -> np.ndarray:
@@ -175,9 +199,9 @@ class SearchBestResponse(Agent):
         them (one batched play), those where the seat sees what it sees in the real game;
         by decision, for the decisions where some survive."""
         sides = eng.seat_sides
-        old = {i: e[2] for i, (g, s) in enumerate(zip(games, seats, strict=True))
-               if (e := self._memory.get((id(eng), int(g)))) is not None
-               and e[0]() is eng and e[1] == s and (sides == sides[s]).sum() == 1}
+        old = {i: e[1] for i, (g, s) in enumerate(zip(games, seats, strict=True))
+               if (e := self._memory.get((id(eng), int(g), int(s)))) is not None
+               and e[0]() is eng and (sides == sides[s]).sum() == 1}
         if not old:
             return {}
         owner = np.concatenate([np.full(len(r), i) for i, r in old.items()])
@@ -205,8 +229,27 @@ class SearchBestResponse(Agent):
         ref = weakref.ref(eng)
         at = 0
         for g, s, n in zip(games, seats, sizes, strict=True):
-            self._memory[(id(eng), int(g))] = (ref, int(s), part.state[at:at + n].copy())
+            self._memory[(id(eng), int(g), int(s))] = (ref, part.state[at:at + n].copy())
             at += n
+
+    def _watch(self, eng: Any, games: np.ndarray) -> None:
+        """Remember positions of the engine's games this exploiter has not met, as they
+        stand now, for each seat that could be its own (a one-seat side not to move):
+        the agent's plays before the exploiter's first decision in such a game then
+        filter them too. A batched loop asks the exploiter while the games it plays
+        second still wait for the agent's first move; a position remembered for a seat
+        that is not the exploiter's is never read."""
+        sides = eng.seat_sides
+        alone = np.flatnonzero(np.bincount(sides)[sides] == 1)
+        met = {k[1] for k in self._memory if k[0] == id(eng)}
+        ref = weakref.ref(eng)
+        for g in np.setdiff1d(np.flatnonzero(~eng.done), games).tolist():
+            if g in met:
+                continue
+            for s in alone[alone != eng.current_player[g]].tolist():
+                seed = int(self.rng.integers(2**63 - 1))
+                self._memory[(id(eng), g, s)] = (ref, eng.determinize(g, self.pool, s,
+                                                                       seed).state)
 
     def _forget_dead(self) -> None:
         """Drop the positions of engines that no longer exist."""
@@ -214,9 +257,47 @@ class SearchBestResponse(Agent):
             del self._memory[key]
 
     # ---- the rollouts ----------------------------------------------------------------------
-    def _rollouts(self, sim: Any, acts: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """Play ``acts`` in ``sim``'s games, then the round out (the agent at its seats,
-        the continuation at the exploiter's); each game's value for ``seats``' side."""
+    def _values(self, sim: Any, acts: np.ndarray, seats: np.ndarray, paths: np.ndarray,
+                depth: int) -> np.ndarray:
+        """Each game's value for ``seats``' side after ``acts``: with ``depth`` 1 the
+        continuation plays the exploiter's later moves; else its next ``depth - 1``
+        decisions are planned (:meth:`_plan`) and the continuation plays the rest."""
+        if depth <= 1:
+            return self._play_on(sim, acts, seats, stop_at_mine=False)[0]
+        values, live = self._play_on(sim, acts, seats, stop_at_mine=True)
+        rows = np.flatnonzero(live)
+        if rows.size:
+            values[rows] = self._plan(sim.take(rows), seats[rows], paths[rows], depth - 1)
+        return values
+
+    def _plan(self, sub: Any, seats: np.ndarray, paths: np.ndarray, depth: int) -> np.ndarray:
+        """Values of ``sub``'s games, each at a decision of ``seats``, when every action is
+        tried and each information set plays its best: the positions that share the
+        exploiter's path so far (``paths``: its earlier actions, what it saw) and what its
+        seat sees now choose one action together, the one with the best sum over them."""
+        mask = sub.legal_mask()
+        seen = np.ascontiguousarray(sub.observe(None, seats))
+        key = np.concatenate([paths.astype(np.int64)[:, None].view(np.uint8),
+                              seen.view(np.uint8), mask.view(np.uint8)], axis=1)
+        group = np.unique(key, axis=0, return_inverse=True)[1].reshape(-1)
+        row, act = np.nonzero(mask)  # every legal action of every position
+        step = np.unique(group[row] * mask.shape[1] + act, return_inverse=True)[1].reshape(-1)
+        child = self._values(sub.take(row), act, seats[row], step, depth)
+        total = np.full((int(group.max()) + 1, mask.shape[1]), -np.inf)
+        total[group[row], act] = 0.0
+        np.add.at(total, (group[row], act), child)
+        best = np.argmax(total, axis=1)  # ties: the lowest action id
+        chosen = act == best[group[row]]
+        out = np.empty(len(seats))
+        out[row[chosen]] = child[chosen]
+        return out
+
+    def _play_on(self, sim: Any, acts: np.ndarray, seats: np.ndarray, *,
+                 stop_at_mine: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Play ``acts`` in ``sim``'s games, then on: the agent at its seats and at the
+        exploiter's the continuation (to the round's end) or, with ``stop_at_mine``, a
+        stop. Each game's value for ``seats``' side (valid where its round ended), and
+        which rounds go on."""
         n = sim.num_games
         sides = sim.seat_sides
         mine = sides[None, :] == sides[seats][:, None]  # (n, P) the exploiter's seats
@@ -229,9 +310,9 @@ class SearchBestResponse(Agent):
             live[games[rows]] = False
 
         book(np.arange(n), sim.step(acts))
-        play(sim, [self.target, self.continuation], mine.astype(np.int64), active=live,
-             on_step=book)
+        play(sim, [self.target, self.continuation], np.where(mine, -1 if stop_at_mine else 1, 0),
+             active=live, on_step=book)
         own = sides[seats]
         ours = points[np.arange(n), own]
         others = (points.sum(axis=1) - ours) / max(1, points.shape[1] - 1)
-        return ours - others
+        return ours - others, live
