@@ -29,9 +29,23 @@ played, with the hand that position gives it, what it played in the real game. T
 rejection sampling from the posterior under the agent's own policy, for any agent,
 deterministic or not, with no model of it. When no position survives (a new deal
 shows cards no position dealt; the agent played something none of them predicted), the
-pool is dealt again uniformly. The filter needs the exploiter's side to be one seat: a
+pool is dealt again uniformly. The agent's plays *before* the exploiter's first
+decision of a round filter too: a game it has not met yet is remembered as it stands
+when the exploiter first sees it waiting at another seat (a batched loop asks the
+exploiter while the games where it plays second wait for the agent's first move).
+Measured on ``mini``, this is what the search missed as second player against the
+networks: without it the second seat's first decision dealt the agent's hand as if
+its first play said nothing. The filter needs the exploiter's side to be one seat: a
 partner's moves in between are not the exploiter's to replay, so with teams (Persian
 Rummy) every decision deals afresh.
+
+**Planning its own later moves.** With ``depth`` N > 1 the exploiter's next N - 1
+decisions in each position are searched too (every legal action, the agent replying)
+before the continuation takes over. A plan must be one the exploiter could play: the
+positions where it has made the same moves and sees the same thing choose one action
+together, the best in sum over them, so no choice reads a card it cannot see. On a
+known position this is the perfect-information best response; on ``mini`` and
+``small`` it did not change the gain measurably (docs/exploitability.md).
 
 Every call runs the agent on all the rollouts of the batch at once: the cost of a
 decision is about ``particles x legal actions`` rollouts of the rest of the round, each
