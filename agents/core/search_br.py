@@ -77,6 +77,12 @@ POOL_FACTOR = 4
 PLAN_ROWS = 20_000
 
 
+def _alone(sides: np.ndarray) -> np.ndarray:
+    """Which seats are a side by themselves (``sides``: a side per seat): the seats whose
+    decisions between two of its own no partner makes (the filter and a plan need them)."""
+    return np.bincount(sides)[sides] == 1
+
+
 def check_margin(margin: Any, name: str = "margin") -> float:
     """A finite number >= 0 (standard errors), or ``ValueError`` naming it."""
     if isinstance(margin, bool) or not isinstance(margin, (int, float, np.floating)) \
@@ -132,7 +138,7 @@ class SearchBestResponse(Agent):
 
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
         eng, games = view.engine, view.games
-        if self.depth > 1 and np.bincount(eng.seat_sides).max() > 1:
+        if self.depth > 1 and not _alone(eng.seat_sides).all():
             raise ValueError(f"depth {self.depth} needs the exploiter's side to be one seat; "
                              "in this game a side has several (use depth 1)")
         self._forget_dead()
@@ -213,9 +219,10 @@ class SearchBestResponse(Agent):
         them (one batched play), those where the seat sees what it sees in the real game;
         by decision, for the decisions where some survive."""
         sides = eng.seat_sides
+        single = _alone(sides)
         old = {i: e[1] for i, (g, s) in enumerate(zip(games, seats, strict=True))
                if (e := self._memory.get((id(eng), int(g), int(s)))) is not None
-               and e[0]() is eng and (sides == sides[s]).sum() == 1}
+               and e[0]() is eng and single[s]}
         if not old:
             return {}
         owner = np.concatenate([np.full(len(r), i) for i, r in old.items()])
@@ -253,14 +260,13 @@ class SearchBestResponse(Agent):
         filter them too. A batched loop asks the exploiter while the games it plays
         second still wait for the agent's first move; a position remembered for a seat
         that is not the exploiter's is never read."""
-        sides = eng.seat_sides
-        alone = np.flatnonzero(np.bincount(sides)[sides] == 1)
+        seats = np.flatnonzero(_alone(eng.seat_sides))
         met = {k[1] for k in self._memory if k[0] == id(eng)}
         ref = weakref.ref(eng)
         for g in np.setdiff1d(np.flatnonzero(~eng.done), games).tolist():
             if g in met:
                 continue
-            for s in alone[alone != eng.current_player[g]].tolist():
+            for s in seats[seats != eng.current_player[g]].tolist():
                 seed = int(self.rng.integers(2**63 - 1))
                 self._memory[(id(eng), g, s)] = (ref, eng.determinize(g, self.pool, s,
                                                                        seed).state)
