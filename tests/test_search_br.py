@@ -106,6 +106,16 @@ def test_the_filter_never_drops_the_true_position_of_a_deterministic_agent() -> 
     assert checked > 10 and kept_less > 0  # the filter ran, and it ruled positions out
 
 
+def test_the_survivors_are_copied_back_to_the_pool_s_size() -> None:
+    """Against a stochastic agent (random) the filter keeps few positions; they are drawn
+    again, with replacement, to the full pool, so the next filter starts from as many."""
+    br = SearchBestResponse(build_agent("random", seed=0), 4, pool=32, seed=1)
+    res = evaluate(br, "random", rounds=40, preset="small", seed=3, progress=False)
+    assert res.rounds == 40 and br.stats["filtered"] > 0
+    assert br.stats["kept"] < br.stats["filtered"] * br.pool  # the filter ruled some out
+    assert {len(rows) for _, rows in br._memory.values()} == {br.pool}
+
+
 class LowestCard(Agent):
     """Always the lowest legal action id: an agent with an obvious flaw."""
 
