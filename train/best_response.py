@@ -33,9 +33,9 @@
 ``--method search`` (:func:`search_best_response`) trains nothing: the exploiter is a
 search against the agent itself at every decision (:mod:`agents.core.search_br`),
 saved as a ``.json`` file (``br:PATH.json``) and measured in the same way. It needs
-more time per decision and no training: on the small variants it reaches 73% or more of
-the exact gain in minutes against every agent but ``ismcts`` on ``small``
-(docs/exploitability.md).
+more time per decision and no training: on the small variants it reaches 77% or more of
+the exact gain in minutes against every agent (against ``ismcts``, of the mixed policy
+it plays; docs/exploitability.md).
 """
 
 from __future__ import annotations
