@@ -107,8 +107,8 @@ def test_the_filter_never_drops_the_true_position_of_a_deterministic_agent() -> 
 
 
 def test_the_survivors_are_copied_back_to_the_pool_s_size() -> None:
-    """Against a stochastic agent (random) the filter keeps few positions; they are drawn
-    again, with replacement, to the full pool, so the next filter starts from as many."""
+    """Against a stochastic agent (random) the filter keeps few positions; they are copied
+    back to the full pool, so the next filter starts from as many."""
     br = SearchBestResponse(build_agent("random", seed=0), 4, pool=32, seed=1)
     res = evaluate(br, "random", rounds=40, preset="small", seed=3, progress=False)
     assert res.rounds == 40 and br.stats["filtered"] > 0

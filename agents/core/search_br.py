@@ -31,9 +31,9 @@ deterministic or not, with no model of it. The survivors are copied back to the
 pool's size (each as often, a particle filter's resampling): against a stochastic
 agent the copies of a position are replayed apart, and without it the chain thinned to
 a few positions within a round (on ``small`` against ``ismcts``, 20,000 rounds: 83% of
-the exact gain with the copies, 70% without). When no position survives (a new deal shows cards no position
-dealt; the agent played something none of them predicted), the pool is dealt again
-uniformly. The agent's plays *before* the exploiter's first
+the exact gain with the copies, 70% without). When no position survives (a new deal
+shows cards no position dealt; the agent played something none of them predicted),
+the pool is dealt again uniformly. The agent's plays *before* the exploiter's first
 decision of a round filter too: a game it has not met yet is remembered as it stands
 when the exploiter first sees it waiting at another seat (a batched loop asks the
 exploiter while the games where it plays second wait for the agent's first move).
