@@ -204,20 +204,16 @@ class SearchBestResponse(Agent):
     # ---- the positions ---------------------------------------------------------------------
     def _positions(self, eng: Any, games: np.ndarray, seats: np.ndarray) -> list[np.ndarray]:
         """For each decision, ``pool`` state rows consistent with what its seat has seen:
-        the filter's survivors copied to the pool's size (each as often, to one copy)
-        when some survive, else a fresh uniform pool. This is a particle filter's
-        resampling: against a stochastic agent the copies of a position are replayed
-        apart at the next decision, so a likely position survives more often than once
-        and the chain does not thin out to a few positions (or none, and a uniform pool)
-        within a round; against a deterministic one the copies survive together."""
+        the filter's survivors copied to the pool's size (each as often, to one copy;
+        the resampling of the module docstring) when some survive, else a fresh uniform
+        pool."""
         pools: list[np.ndarray | None] = [None] * len(games)
         if self.posterior:
             for i, rows in self._filtered(eng, games, seats).items():
                 self.stats["filtered"] += 1
                 self.stats["kept"] += len(rows)
                 if len(rows) < self.pool:  # back to the pool's size, each as often (+-1)
-                    rows = rows[self.rng.permutation(len(rows))[np.arange(self.pool)
-                                                                 % len(rows)]]
+                    rows = rows[np.resize(self.rng.permutation(len(rows)), self.pool)]
                 pools[i] = rows
         for i, rows in enumerate(pools):
             if rows is None:
