@@ -18,7 +18,9 @@ mix), seeded by ``--seed``:
 * with ``--config NAME`` (repeatable) the named configurations given instead of the
   game's own, each labelled in the same run (``--config default --config long``: Pasur's
   ``make train`` and ``make train-long`` labels, 120 rollouts per decision one deal deep
-  and 240 two deals deep);
+  and 240 two deals deep); a configuration may be followed by flags of the pipeline in
+  the same quoted argument (``--config default --config "default --no-label-endgame"``:
+  the labels with and without the exact last deal);
 * *reference*: the game's engine playing uniformly random legal moves in one compiled
   loop (``playout``, ``--playout-batch`` games; the median of 3 runs of
   ``--playout-seconds``).
@@ -36,7 +38,8 @@ not use.) The table also gives the bytes per labelled decision of the data as th
 saves it (compressed) and as arrays in memory.
 
 Compilation and the numba cache loads happen first, in a warm-up batch of 2 games of
-each path, timed apart. Run with one numba thread for a single-core figure::
+each path and the parallel builds of the kernels it ran, timed apart. Run with one
+numba thread for a single-core figure::
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_labelling.py
     NUMBA_NUM_THREADS=1 python benchmarks/bench_labelling.py --game pasur --json lab.json
@@ -49,6 +52,7 @@ import argparse
 import dataclasses
 import json
 import os
+import shlex
 import statistics
 import sys
 import time
@@ -57,6 +61,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from pasur_env.core.compile import warm_parallel_twins  # noqa: E402
 from pasur_env.games import game_info  # noqa: E402
 from train.move_net.games import NET_GAMES, net_game  # noqa: E402
 from train.move_net.pipeline import Args, State, label, net_labelling, parse_args  # noqa: E402
@@ -64,9 +69,10 @@ from train.move_net.pipeline import Args, State, label, net_labelling, parse_arg
 
 def settings(game: str, seed: int, config: str | None = None) -> Args:
     """The settings of ``game``'s own run (its plug-in's named configuration), or of the
-    named ``config``, no bars."""
-    return parse_args(["--config", config or net_game(game).config, "--seed", str(seed),
-                       "--no-progress"])
+    named ``config`` followed by any flags of ``train.move_net`` (``"default
+    --no-label-endgame"``), no bars."""
+    name, *flags = shlex.split(config) if config else [net_game(game).config]
+    return parse_args(["--config", name, *flags, "--seed", str(seed), "--no-progress"])
 
 
 def configs_of(game: str, asked: list[str] | None) -> list[str]:
@@ -116,8 +122,10 @@ def measure(game: str, decisions: int, seed: int, playout_batch: int,
     args = settings(game, seed, config)
     t0 = time.perf_counter()
     labelling_rates(dataclasses.replace(args, batch=2), 1)
+    warm_parallel_twins()  # a batch of 2 runs the serial builds; the run's the parallel
     warm = time.perf_counter() - t0
-    return {"game": game, "config": args.config, "labels": net_game(game).label_text(args),
+    return {"game": game, "config": config or args.config,
+            "labels": net_game(game).label_text(args),
             "batch": args.batch, "opponent_mix": args.opponent_mix, "warm_up_s": warm,
             **labelling_rates(args, decisions),
             "playout": playout_rate(args, playout_batch, playout_seconds)}
@@ -134,8 +142,9 @@ def main() -> None:
                          "a minute on one core; Persian Rummy three of 64, some 15 s)")
     ap.add_argument("--config", action="append",
                     help="a named configuration of train.move_net to label with instead of "
-                         "the game's own (repeat to compare; those of other games are "
-                         "skipped)")
+                         "the game's own, optionally followed by its flags in one quoted "
+                         "argument (\"default --no-label-endgame\"); repeat to compare; "
+                         "those of other games are skipped")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--playout-batch", type=int, default=1024)
     ap.add_argument("--playout-seconds", type=float, default=2.0)

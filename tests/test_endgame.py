@@ -132,3 +132,75 @@ def test_net_ismcts_plays_the_exact_move_in_the_last_deal() -> None:
         assert act in {int(cards[b]) for b in best}
     with pytest.raises(ValueError, match="solve_last_deal"):
         NetSearchAgent(model=net, solve_last_deal="yes")
+
+
+def _mixed_positions(n: int) -> Engine:
+    """An engine of ``2n`` 2-player games at PLAY decisions with a choice: ``n`` in a
+    round's last deal (the stock empty), ``n`` before it."""
+    src = Engine(128, seed=3, episode="round", auto_reset=False)
+    last: list[np.ndarray] = []
+    early: list[np.ndarray] = []
+    for step in range(300):
+        st = src.state
+        for b in range(st.shape[0]):
+            if st[b, K.PHASE] == K.PLAY and len(src.legal_actions(b)) > 1:
+                (last if st[b, K.STOCK_POS] >= 52 else early).append(st[b].copy())
+        if min(len(last), len(early)) >= n:
+            break
+        src.playout(1, seed=step)
+    eng = Engine(2 * n, seed=0, episode="round", auto_reset=False)
+    eng.state[:] = np.array(last[:n] + early[:n])
+    return eng
+
+
+@pytest.mark.parametrize("endgame", [True, False])
+def test_the_labeller_labels_the_last_deal_exactly_when_asked(endgame: bool) -> None:
+    """With ``endgame`` the labels of a last deal's decisions are the exact minimax values
+    and the others the search's as before; without it every label is the search's,
+    which in a last deal differ from the exact ones (the heuristic's continuation)."""
+    from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
+    from train.move_net.data import SearchLabeler
+
+    eng = _mixed_positions(8)
+    games = np.arange(16)
+    offsets = candidate_moves(eng, games)[0]
+    solved, exact = endgame_values(eng, games, offsets)
+    np.testing.assert_array_equal(solved, np.arange(16) < 8)
+    seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=16, dtype=np.int64)
+    searched = search_values(eng, games, offsets, seeds, budget=24, plies=WHOLE_ROLLOUT,
+                             horizon=1)
+    labeler = SearchLabeler(24, seed=7, plies=None, horizon=1, endgame=endgame)
+    labeler.act(encode(eng), eng.legal_mask(), GameView.all(eng))
+    data = labeler.take()
+    assert len(data) == 16
+    last = slice(0, int(offsets[8]))
+    want = np.where(np.repeat(solved, np.diff(offsets)), exact, searched) if endgame else searched
+    np.testing.assert_array_equal(data.values, want.astype(np.float32))
+    assert not np.allclose(searched[last], exact[last])  # the search errs in a last deal
+
+
+def test_net_solves_the_last_deal_when_asked() -> None:
+    """``NetAgent(solve_last_deal=True)`` plays a minimax move of a last deal, and
+    ``action_probs`` says so at any temperature; before the last deal it is the network."""
+    from agents.pasur.move_net import NetAgent
+
+    net = MoveNet.init(observation_size(make_rules()), 16, 8, seed=0, num_players=2)
+    eng = _mixed_positions(6)
+    games = np.arange(12)
+    offsets, cards, _, _ = candidate_moves(eng, games)
+    _, values = endgame_values(eng, games, offsets)
+    obs, mask, view = encode(eng), eng.legal_mask(), GameView.all(eng)
+    plain = NetAgent(model=net).act(obs, mask, view)
+    for temperature in (0.0, 1.0):
+        agent = NetAgent(model=net, solve_last_deal=True, temperature=temperature, seed=0)
+        acts = agent.act(obs, mask, view)
+        probs = agent.action_probs(obs, mask, view)
+        for i in range(6):
+            v = values[offsets[i]:offsets[i + 1]]
+            best = {int(c) for c in cards[offsets[i]:offsets[i + 1]][v == v.max()]}
+            assert acts[i] in best
+            assert set(np.flatnonzero(probs[i] > 1e-9).tolist()) <= best
+        if temperature == 0.0:
+            np.testing.assert_array_equal(acts[6:], plain[6:])
+    with pytest.raises(ValueError, match="solve_last_deal"):
+        NetAgent(model=net, solve_last_deal="yes")

@@ -25,6 +25,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.core.search import decision_seeds
+from agents.pasur.endgame import endgame_values
 from agents.pasur.ismcts import WHOLE_ROLLOUT, oracle_values, search_values
 from agents.pasur.move_net.agent import best_moves
 from agents.pasur.move_net.features import candidate_moves
@@ -213,12 +214,17 @@ class SearchLabeler(Labeler):
             probability ``follow`` instead of the search's: the labels then also cover
             the positions the network's own play leads to (DAgger).
         follow: see ``student``.
+        endgame: label the decisions of a 2-player round's last deal (the stock empty:
+            every card is known) by exact minimax (:mod:`agents.pasur.endgame`) instead
+            of rollouts, which value a move by the heuristic's continuation there.
     """
 
     def __init__(self, budget: int, seed: int, explore: float = 0.0,
                  rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
-                 student: Any = None, follow: float = 0.0, oracle: bool = False) -> None:
+                 student: Any = None, follow: float = 0.0, oracle: bool = False,
+                 endgame: bool = False) -> None:
         super().__init__(seed, explore)
+        self.endgame = endgame
         self.budget, self.rollout = budget, rollout
         self.plies = WHOLE_ROLLOUT if plies is None else plies
         self.horizon, self.student, self.follow = horizon, student, follow
@@ -231,8 +237,11 @@ class SearchLabeler(Labeler):
         if self.player is not None:
             return self._act_oracle(obs, mask, view, offsets, cards, capts, feats)
         seeds = decision_seeds(self.rng, len(games))
+        solved, exact = self._solved(eng, games, offsets)
         values = search_values(eng, games, offsets, seeds, budget=self.budget,
-                               rollout=self.rollout, plies=self.plies, horizon=self.horizon)
+                               rollout=self.rollout, plies=self.plies, horizon=self.horizon,
+                               keep=~np.repeat(solved, np.diff(offsets)))
+        values = np.where(np.repeat(solved, np.diff(offsets)), exact, values)
         self._record(eng.state[games], obs, offsets, feats, values)
         chosen = best_moves(values, offsets)
         if self.student is not None and self.follow > 0:
@@ -242,6 +251,14 @@ class SearchLabeler(Labeler):
         out = np.empty(len(games), dtype=np.int64)
         emit_actions(eng.state, games, cards[chosen], capts[chosen], out)
         return check_actions(out, mask, self.name)
+
+    def _solved(self, eng: Any, games: np.ndarray,
+                offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Which decisions are labelled exactly (``endgame``: those of a 2-player last
+        deal) and their moves' exact values (NaN elsewhere)."""
+        if not self.endgame:
+            return np.zeros(len(games), dtype=np.bool_), np.full(int(offsets[-1]), np.nan)
+        return endgame_values(eng, games, offsets)
 
     def _act_oracle(self, obs: np.ndarray, mask: np.ndarray, view: GameView,
                     offsets: np.ndarray, cards: np.ndarray, capts: np.ndarray,

@@ -64,6 +64,8 @@ class LabelJob:
     """Persian Rummy's labelling search (``rollout`` or ``ismcts``)"""
     preset: str | None = None
     """Pasur's rule preset (a small variant), None for the full game"""
+    label_endgame: bool = True
+    """Pasur: a 2-player last deal labelled by exact minimax"""
 
 
 def shard_seed(seed: int, shard: int) -> int:

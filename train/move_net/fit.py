@@ -46,7 +46,7 @@ from agents.pasur.move_net.model import MoveNet
 from train.move_net.data import Dataset
 from train.move_net.games import net_game
 
-__all__ = ["TorchMoveNet", "FitSettings", "fit", "rows_of"]
+__all__ = ["TorchMoveNet", "FitSettings", "fit", "flush_denormals", "rows_of"]
 
 
 class TorchMoveNet(nn.Module):
@@ -192,6 +192,18 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
                   "regret": regret.item()}
 
 
+def flush_denormals() -> None:
+    """Compute numbers too small for a normal float (denormals) as zero, in this thread
+    and the threads it starts from now on (:func:`torch.set_flush_denormal`; the flag is
+    a thread's, copied to the threads it creates, so a process sets it before torch
+    starts its thread pool). Adam's weight decay drives the weights of inputs that are
+    never set, and their moment estimates, into that range, where the CPU computes
+    many times slower: without it a fit's step took twice as long after 6,000 steps,
+    and an 18-minute run's fit 2.3 times what its first epoch predicted
+    (``docs/training.md``)."""
+    torch.set_flush_denormal(True)
+
+
 def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
         log: Callable[[int, dict[str, float]], None] | None = None,
         progress: Callable[[int], None] | None = None,
@@ -204,7 +216,9 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
     what ``replan()`` returns then (a budgeted run's last fit ends on the clock so:
     :meth:`train.move_net.budget.Closing.fit_epochs`); the rest of the decay is then
     stretched or shrunk to the new end, so that a fit given the same ``last_epochs``
-    repeats it exactly. The number is in ``stats["epochs"]``."""
+    repeats it exactly. The number is in ``stats["epochs"]``. Denormals are flushed
+    (:func:`flush_denormals`; the pipeline does it before torch starts its threads)."""
+    flush_denormals()
     opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
     rng = np.random.default_rng(s.seed)
     relabel = (Relabeller(s.game, s.num_players, data.obs.shape[1],

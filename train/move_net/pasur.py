@@ -18,7 +18,8 @@ def _labeler(args: Any, seed: int) -> Any:
 
     return SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
                          plies=args.label_plies, horizon=args.label_horizon,
-                         oracle=args.label_search == "oracle")
+                         oracle=args.label_search == "oracle",
+                         endgame=args.label_endgame)
 
 
 def _text(args: Any) -> str:
@@ -27,7 +28,8 @@ def _text(args: Any) -> str:
     if args.label_search == "oracle":
         return (f"oracle labels: one rollout of every move in the true position, the "
                 f"hidden cards as they lie, {horizon}; the labeller plays the heuristic")
-    return f"{args.label_budget} rollouts each, {horizon}"
+    exact = ", the last deal solved exactly" if args.label_endgame else ""
+    return f"{args.label_budget} rollouts each, {horizon}{exact}"
 
 
 def _relabellings(players: int, rng: np.random.Generator,

@@ -219,7 +219,8 @@ def label_on_ray(args: Args, game: NetGame, state: State, decisions: int,
     mix, _ = opponent_mix(args, game, state.net)
     job = LabelJob(seed, args.players, args.label_budget, args.explore, args.label_plies,
                    args.label_horizon, args.batch, mix, state.net, game=args.game,
-                   label_search=args.label_search, preset=args.preset)
+                   label_search=args.label_search, preset=args.preset,
+                   label_endgame=args.label_endgame)
     workers = args.workers or cluster_cpus()
     bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
                    "decisions", args.progress)
@@ -686,6 +687,9 @@ def run(args: Args, clock: Callable[[], float]) -> Path:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
+    from train.move_net.fit import flush_denormals
+
+    flush_denormals()  # before torch starts its threads, so that they flush too
     torch.set_num_threads(args.torch_threads)
     from train.common.run_dir import start_run_dir
 
@@ -708,7 +712,7 @@ def run(args: Args, clock: Callable[[], float]) -> Path:
         made_by=command_of(given), seed=args.seed,
         decisions=sum(len(d) for d in state.data), iterations=state.iteration,
         label_budget=args.label_budget, label_horizon=args.label_horizon,
-        value_scale=args.value_scale,
+        label_endgame=args.label_endgame, value_scale=args.value_scale,
         minutes=round(state.seconds / 60, 1),
     )
     state.net.save(run_dir / "net.npz")

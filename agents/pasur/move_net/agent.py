@@ -21,6 +21,7 @@ import numpy as np
 
 from agents.core.base import Agent
 from agents.core.move_net import action_probs, best_moves, check_temperature, choose_moves
+from agents.pasur.endgame import endgame_values
 from agents.pasur.game import NET_VERSIONS, PRETRAINED
 from agents.pasur.move_net.features import candidate_moves
 from agents.pasur.move_net.model import MoveNet
@@ -28,6 +29,10 @@ from agents.pasur.moves import emit_actions
 from pasur_env.core.policy import GameView, check_actions
 
 __all__ = ["NetAgent", "pretrained_net_path", "shipped_net_files", "best_moves"]
+
+#: a solved last deal's exact values (round points) are multiplied by this to rank above
+#: any temperature's reach
+EXACT_SCALE = 1e6
 
 
 def shipped_net_files(version: int | None = None, agent: str = "net") -> dict[int, Path]:
@@ -66,6 +71,9 @@ class NetAgent(Agent):
             (:func:`shipped_net_files`; ``net@N`` plays version N's).
         temperature: 0 (default) plays the best-scored move; ``T > 0`` draws a move with
             probability proportional to ``exp(Q / T)``, ``Q`` in round points.
+        solve_last_deal: in a 2-player round's last deal (the stock empty, so every card
+            known) play the exact minimax move (:mod:`agents.pasur.endgame`) instead of
+            the network's; off by default (the network alone).
     """
 
     name = "net"
@@ -74,8 +82,12 @@ class NetAgent(Agent):
 
     def __init__(self, seed: int | None = None, path: str | Path | None = None,
                  model: MoveNet | None = None, temperature: float = 0.0,
-                 files: Mapping[int, str | Path] | None = None) -> None:
+                 files: Mapping[int, str | Path] | None = None,
+                 solve_last_deal: bool = False) -> None:
         self.temperature = check_temperature(temperature, self.name)
+        if not isinstance(solve_last_deal, (bool, np.bool_)):
+            raise ValueError(f"solve_last_deal must be a bool, got {solve_last_deal!r}")
+        self.solve_last_deal = bool(solve_last_deal)
         self.reset(seed)
         self.path = None if path is None else Path(path)
         #: the network file of each table size (when no ``path`` or ``model`` is given)
@@ -140,10 +152,20 @@ class NetAgent(Agent):
         offsets, cards, capts, feats = candidate_moves(eng, view.games)
         return offsets, cards, capts, model.q_values(obs, offsets, feats)
 
+    def _play_values(self, obs: np.ndarray, view: GameView) -> tuple[np.ndarray, ...]:
+        """:meth:`scores`, with ``solve_last_deal`` the exact values of a last deal's moves
+        instead, scaled so far apart that a softmax at any temperature keeps only the
+        minimax moves (equal ones share)."""
+        offsets, cards, capts, q = self.scores(obs, view)
+        if self.solve_last_deal:
+            solved, exact = endgame_values(view.engine, np.asarray(view.games), offsets)
+            q = np.where(np.repeat(solved, np.diff(offsets)), exact * EXACT_SCALE, q)
+        return offsets, cards, capts, q
+
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
         if obs is None:
             raise ValueError(f"{self.name} needs observations")
-        offsets, cards, capts, q = self.scores(obs, view)
+        offsets, cards, capts, q = self._play_values(obs, view)
         best = choose_moves(q, offsets, self.temperature, self.rng)
         out = np.empty(len(view.games), dtype=np.int64)
         emit_actions(view.engine.state, view.games, cards[best], capts[best], out)
@@ -158,7 +180,7 @@ class NetAgent(Agent):
         the summed probability of the moves that begin with it."""
         if obs is None:
             raise ValueError(f"{self.name} needs observations")
-        offsets, cards, capts, q = self.scores(obs, view)
+        offsets, cards, capts, q = self._play_values(obs, view)
         games = np.repeat(np.asarray(view.games), np.diff(offsets))
         first = np.empty(games.size, dtype=np.int64)
         emit_actions(view.engine.state, games, cards, capts, first)
