@@ -32,7 +32,8 @@ alike instead of learning each card apart; on the same labels it plays clearly s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +47,7 @@ from agents.pasur.move_net.model import MoveNet
 from train.move_net.data import Dataset
 from train.move_net.games import net_game
 
-__all__ = ["TorchMoveNet", "FitSettings", "fit", "flush_denormals", "rows_of"]
+__all__ = ["TorchMoveNet", "FitSettings", "fit", "denormals_flushed", "rows_of"]
 
 
 class TorchMoveNet(nn.Module):
@@ -192,16 +193,28 @@ def _batch_loss(model: TorchMoveNet, data: Dataset, idx: np.ndarray, s: FitSetti
                   "regret": regret.item()}
 
 
-def flush_denormals() -> None:
-    """Compute numbers too small for a normal float (denormals) as zero, in this thread
-    and the threads it starts from now on (:func:`torch.set_flush_denormal`; the flag is
-    a thread's, copied to the threads it creates, so a process sets it before torch
-    starts its thread pool). Adam's weight decay drives the weights of inputs that are
-    never set, and their moment estimates, into that range, where the CPU computes
-    many times slower: without it a fit's step took twice as long after 6,000 steps,
-    and an 18-minute run's fit 2.3 times what its first epoch predicted
-    (``docs/training.md``)."""
+_FLUSHING = [0]  # depth of the nested denormals_flushed() blocks
+
+
+@contextmanager
+def denormals_flushed() -> Iterator[None]:
+    """Compute numbers too small for a normal float (denormals) as zero inside the block,
+    in this thread and the threads it starts meanwhile (:func:`torch.set_flush_denormal`;
+    the flag is a thread's, copied to the threads it creates, so the pipeline enters the
+    block before torch starts its thread pool). Adam's weight decay drives the weights of
+    inputs that are never set, and their moment estimates, into that range, where the
+    CPU computes many times slower: without it a fit's step took twice as long after
+    6,000 steps, and an 18-minute run's fit 2.3 times what its first epoch predicted
+    (``docs/training.md``). The outermost block turns the flag off again on exit (the
+    threads' default: Python's floats obey IEEE 754, which hypothesis, say, checks)."""
+    _FLUSHING[0] += 1
     torch.set_flush_denormal(True)
+    try:
+        yield
+    finally:
+        _FLUSHING[0] -= 1
+        if not _FLUSHING[0]:
+            torch.set_flush_denormal(False)
 
 
 def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
@@ -217,8 +230,16 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
     :meth:`train.move_net.budget.Closing.fit_epochs`); the rest of the decay is then
     stretched or shrunk to the new end, so that a fit given the same ``last_epochs``
     repeats it exactly. The number is in ``stats["epochs"]``. Denormals are flushed
-    (:func:`flush_denormals`; the pipeline does it before torch starts its threads)."""
-    flush_denormals()
+    (:func:`denormals_flushed`; the pipeline does it before torch starts its threads)."""
+    with denormals_flushed():
+        return _fit(model, data, s, log, progress, replan)
+
+
+def _fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
+         log: Callable[[int, dict[str, float]], None] | None,
+         progress: Callable[[int], None] | None,
+         replan: Callable[[], int] | None) -> dict[str, float]:
+    """:func:`fit`'s loop."""
     opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
     rng = np.random.default_rng(s.seed)
     relabel = (Relabeller(s.game, s.num_players, data.obs.shape[1],

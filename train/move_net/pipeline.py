@@ -661,8 +661,10 @@ def main(argv: list[str] | None = None, *, clock: Callable[[], float] = time.mon
     networks' small products in the labelling and in the evaluations, and the budget
     times both as they will run."""
     from train.common.threads import one_blas_thread
+    from train.move_net.fit import denormals_flushed
 
-    with one_blas_thread():
+    # denormals flushed before torch starts its threads, so that they flush too
+    with one_blas_thread(), denormals_flushed():
         return run(parse_args(argv), clock)
 
 
@@ -687,9 +689,6 @@ def run(args: Args, clock: Callable[[], float]) -> Path:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from train.move_net.fit import flush_denormals
-
-    flush_denormals()  # before torch starts its threads, so that they flush too
     torch.set_num_threads(args.torch_threads)
     from train.common.run_dir import start_run_dir
 
