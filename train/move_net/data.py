@@ -238,10 +238,11 @@ class SearchLabeler(Labeler):
             return self._act_oracle(obs, mask, view, offsets, cards, capts, feats)
         seeds = decision_seeds(self.rng, len(games))
         solved, exact = self._solved(eng, games, offsets)
+        exact_rows = np.repeat(solved, np.diff(offsets))
         values = search_values(eng, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, horizon=self.horizon,
-                               keep=~np.repeat(solved, np.diff(offsets)))
-        values = np.where(np.repeat(solved, np.diff(offsets)), exact, values)
+                               keep=~exact_rows)
+        values = np.where(exact_rows, exact, values)
         self._record(eng.state[games], obs, offsets, feats, values)
         chosen = best_moves(values, offsets)
         if self.student is not None and self.follow > 0:
