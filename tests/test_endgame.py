@@ -204,3 +204,91 @@ def test_net_solves_the_last_deal_when_asked() -> None:
             np.testing.assert_array_equal(acts[6:], plain[6:])
     with pytest.raises(ValueError, match="solve_last_deal"):
         NetAgent(model=net, solve_last_deal="yes")
+
+
+def _before_last_deal(seed: int) -> Engine:
+    """A 2-player round played at random to a PLAY decision with a choice in the deal
+    before its last (one deal left in the stock), ``seed % 4`` turns or more into it; a
+    one-game engine."""
+    rng = np.random.default_rng(seed)
+    eng = Engine(1, seed=seed, episode="round", auto_reset=False)
+    while not (eng.state[0, K.STOCK_POS] == 44 and eng.state[0, K.PHASE] == K.PLAY
+               and eng.state[0, K.TURN] >= 32 + seed % 4 and len(eng.legal_actions(0)) > 1):
+        assert eng.state[0, K.STOCK_POS] < 52, "no such decision in this round"
+        eng.step(eng.random_actions(rng))
+    return eng
+
+
+def _heuristic_then_minimax(eng: Engine, card: int, capt: int, root: int) -> float:
+    """Full move ``(card, capt)``, then the rollouts' heuristic at both seats until the
+    last deal is dealt, then the plain minimax above: the value an exact-leaf rollout
+    must give in the true position."""
+    from agents.pasur.heuristic import heuristic_action, heuristic_params
+    from agents.pasur.moves import MOVE_BUF, ROW0, round_params
+
+    child = eng.copy()
+    acts = [card] + [K.TAKE_OFFSET + t for t in range(52) if (capt >> t) & 1]
+    for a in acts:
+        if child.state[0, K.MOVER] != root or a not in child.legal_actions(0):
+            break  # the move is complete (a one-step capture took the whole set)
+        child.step(np.array([a]))
+    rparams, hp = round_params(child), heuristic_params()
+    bufs = (np.empty(MOVE_BUF, np.int64), np.empty(MOVE_BUF, np.int64),
+            np.empty(MOVE_BUF, np.float64))
+    while not (child.state[0, K.STOCK_POS] >= 52 and child.state[0, K.PHASE] == K.PLAY):
+        a = heuristic_action(child.state, ROW0, rparams, False, hp, *bufs)
+        child.step(np.array([a]))
+    return _minimax(child, root)
+
+
+def test_rollouts_reaching_the_last_deal_take_its_exact_value() -> None:
+    """``exact_last_deal``: in the true position (``oracle_values``) a move's value is the
+    heuristic's play to the last deal, then that deal's minimax value (reproduced with
+    the engine's public API); in a last deal the search's values are the exact ones."""
+    from agents.pasur.ismcts import WHOLE_ROLLOUT, oracle_values, search_values
+
+    differ = 0
+    for seed in range(6):
+        eng = _before_last_deal(seed)
+        games = np.zeros(1, dtype=np.int64)
+        offsets, cards, capts, _ = candidate_moves(eng, games)
+        root = int(eng.state[0, K.MOVER])
+        got = oracle_values(eng, games, offsets, plies=WHOLE_ROLLOUT, exact_last_deal=True)
+        want = [_heuristic_then_minimax(eng, int(c), int(k), root)
+                for c, k in zip(cards, capts, strict=True)]
+        np.testing.assert_allclose(got, want, err_msg=f"seed {seed}")
+        played = oracle_values(eng, games, offsets, plies=WHOLE_ROLLOUT)
+        differ += not np.allclose(got, played)
+    assert differ >= 1  # the heuristic's play of the last deal is not best play
+    eng = _mixed_positions(6)
+    games = np.arange(6)  # decisions in a last deal
+    offsets = candidate_moves(eng, games)[0]
+    _, exact = endgame_values(eng, games, offsets)
+    seeds = np.arange(6, dtype=np.int64)
+    searched = search_values(eng, games, offsets, seeds, budget=24, plies=WHOLE_ROLLOUT,
+                             exact_last_deal=True)
+    np.testing.assert_allclose(searched, exact)
+
+
+@pytest.mark.parametrize("exact_leaves", [True, False])
+def test_the_labeller_takes_the_last_deals_value_at_its_rollouts_ends(exact_leaves) -> None:
+    """``SearchLabeler(exact_leaves=True)``: the labels of decisions in the deal before the
+    last are the search's values with exact leaves; without it, the horizon's values."""
+    from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
+    from train.move_net.data import SearchLabeler
+
+    eng = Engine(6, seed=0, episode="round", auto_reset=False)
+    eng.state[:] = np.concatenate([_before_last_deal(s).state for s in range(6)])
+    games = np.arange(6)
+    offsets = candidate_moves(eng, games)[0]
+    seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=6, dtype=np.int64)
+    want = search_values(eng, games, offsets, seeds, budget=24, plies=WHOLE_ROLLOUT,
+                         horizon=1, exact_last_deal=exact_leaves)
+    other = search_values(eng, games, offsets, seeds, budget=24, plies=WHOLE_ROLLOUT,
+                          horizon=1, exact_last_deal=not exact_leaves)
+    labeler = SearchLabeler(24, seed=7, plies=None, horizon=1, endgame=True,
+                            exact_leaves=exact_leaves)
+    labeler.act(encode(eng), eng.legal_mask(), GameView.all(eng))
+    data = labeler.take()
+    np.testing.assert_array_equal(data.values, want.astype(np.float32))
+    assert not np.allclose(want, other)

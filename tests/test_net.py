@@ -326,11 +326,30 @@ def test_pipeline_trains_on_a_small_variant(tmp_path) -> None:
     assert final and all(r["decisions"] == 8 * r["rounds"] for r in final)
     assert all(r["rules"]["preset"] == "mini" for r in final)
     assert "preset `mini`" in (run / "report.md").read_text()
+    # a 2-deal round: the rollouts from the first deal take the last deal's exact value
+    assert "rollouts reaching the last deal take its exact value" in (
+        run / "report.md").read_text()
+
+
+def test_exact_leaves_are_on_where_a_round_has_two_deals() -> None:
+    """``--label-exact-leaves auto`` (the default): on for the 2-deal small variants, off
+    for the full game and for more than 2 players; ``on``/``off`` decide alone."""
+    from train.move_net.pasur import _exact_leaves
+    from train.move_net.pipeline import parse_args
+
+    def resolved(*argv: str) -> bool:
+        return _exact_leaves(parse_args(list(argv)))
+
+    assert resolved("--preset", "small") and resolved("--preset", "mini")
+    assert not resolved() and not resolved("--players", "3")
+    assert resolved("--label-exact-leaves", "on")
+    assert not resolved("--preset", "small", "--label-exact-leaves", "off")
 
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--preset", "nosuch"], "unknown preset"),
     (["--preset", "mini", "--players", "3"], "2-player game"),
+    (["--label-exact-leaves", "yes"], "--label-exact-leaves must be auto, on, off"),
 ])
 def test_pipeline_refuses_a_bad_preset(tmp_path, capsys, argv, message) -> None:
     from train.move_net import pipeline as train_net

@@ -1,13 +1,10 @@
-"""Exact play of the last deal of a 2-player round (alpha-beta over full moves).
+"""Exact play of the last deal of a 2-player round, at a seat's decision.
 
 Once the stock is empty, a player of a 2-player round can see everything: the cards
 hidden from it are exactly the opponent's hand (52 cards minus the table, both piles,
-its own hand and the cards played, which it saw). What remains is a perfect-information
-zero-sum game of at most 8 full moves (4 cards each, a capture's choice of sets part of
-the move), small enough to solve exactly: :func:`solve_moves` values every full move of
-the decision by minimax on the round's final point difference (the engine's own round
-scoring: card points, surs, the clubs award, the leftover table to the last capturer),
-with alpha-beta pruning and the captures tried first.
+its own hand and the cards played, which it saw), and the rest of the round is solved
+exactly by :mod:`agents.pasur.minimax` (alpha-beta over full moves on the engine's own
+round scoring). :func:`endgame_values` values every move of a batch of such decisions.
 
 Searches use it instead of rollouts there: rollouts value a move by one continuation
 (the heuristic at both seats), minimax by the best play of both. The position solved is
@@ -22,139 +19,12 @@ import numpy as np
 from numba import prange
 
 from agents.pasur.ismcts import _determinizations
-from agents.pasur.moves import MOVE_BUF, ROW0, decision_moves, play_full_move, popcnt, round_params
+from agents.pasur.minimax import is_solvable, solve_moves
+from agents.pasur.moves import MOVE_BUF, ROW0, decision_moves, round_params
 from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 
 __all__ = ["is_solvable", "solve_moves", "endgame_values"]
-
-#: full moves left in a 2-player last deal at most (4 cards each), and a margin
-MAX_DEPTH = 10
-INF = 1e18
-
-
-@njit(cache=True)
-def is_solvable(st: np.ndarray, b: int, params: np.ndarray) -> bool:
-    """Whether game ``b``'s decision is in a 2-player round's last deal (stock empty),
-    where its mover knows every card: the cards it cannot see are the opponent's hand."""
-    return (
-        params[K.P_PLAYERS] == 2
-        and st[b, K.PHASE] != K.DONE
-        and st[b, K.STOCK_POS] >= 52
-    )
-
-
-@njit(cache=True)
-def _order(cards: np.ndarray, capts: np.ndarray, n: int, key: np.ndarray) -> None:
-    """Sort the ``n`` moves captures first, the most cards taken first (insertion sort):
-    the likely best moves first make alpha-beta cut more."""
-    for i in range(n):
-        key[i] = popcnt(capts[i])
-    for i in range(1, n):
-        c, k, v = cards[i], capts[i], key[i]
-        j = i - 1
-        while j >= 0 and key[j] < v:
-            cards[j + 1], capts[j + 1], key[j + 1] = cards[j], capts[j], key[j]
-            j -= 1
-        cards[j + 1], capts[j + 1], key[j + 1] = c, k, v
-
-
-@njit(cache=True)
-def _result(info: np.ndarray, root: int) -> float:
-    """Seat ``root``'s round points minus the other seat's, from a round-ending step's
-    ``info``."""
-    return float(info[0, K.I_POINTS + root] - info[0, K.I_POINTS + 1 - root])
-
-
-@njit(cache=True)
-def _play(states: np.ndarray, info: np.ndarray, d: int, card: int, capt: int,
-          rparams: np.ndarray) -> bool:
-    """``states[d + 1]`` = ``states[d]`` after full move ``(card, capt)``; whether the
-    round ended on it (``info`` then holds its scoring)."""
-    for k in range(K.NCOL):
-        states[d + 1, k] = states[d, k]
-    ended = play_full_move(states[d + 1 : d + 2], card, capt, rparams, info)
-    return ended or states[d + 1, K.PHASE] == K.DONE
-
-
-@njit(cache=True)
-def _minimax(
-    states: np.ndarray, info: np.ndarray, cards: np.ndarray, capts: np.ndarray,
-    key: np.ndarray, rparams: np.ndarray, root: int,
-) -> float:
-    """Value for seat ``root`` (its round points minus the other's) of the position
-    ``states[1]`` with both seats playing their best: alpha-beta, depth first, with an
-    explicit stack (one row of ``states``/``cards``/``capts`` per depth; numba's cached
-    recursive functions are not reliable)."""
-    n = np.zeros(MAX_DEPTH, dtype=np.int64)
-    nxt = np.zeros(MAX_DEPTH, dtype=np.int64)
-    alpha = np.empty(MAX_DEPTH, dtype=np.float64)
-    beta = np.empty(MAX_DEPTH, dtype=np.float64)
-    best = np.empty(MAX_DEPTH, dtype=np.float64)
-    d = 1
-    alpha[d], beta[d] = -INF, INF
-    opened = True
-    v = 0.0
-    while True:
-        if opened:  # a new node at depth d: list its moves
-            n[d] = decision_moves(states[d : d + 1], ROW0, cards[d], capts[d])
-            if n[d] <= 0:
-                raise ValueError("endgame search: a position without moves")
-            _order(cards[d], capts[d], n[d], key[d])
-            nxt[d] = 0
-            best[d] = -INF if states[d, K.MOVER] == root else INF
-            opened = False
-        if nxt[d] < n[d] and alpha[d] < beta[d]:
-            m = nxt[d]
-            nxt[d] += 1
-            if _play(states, info, d, cards[d, m], capts[d, m], rparams):
-                v = _result(info, root)
-            else:
-                if d + 1 >= MAX_DEPTH:  # not a last deal: refuse rather than guess
-                    raise ValueError("endgame search: the position is not a 2-player last deal")
-                alpha[d + 1], beta[d + 1] = alpha[d], beta[d]
-                d += 1
-                opened = True
-                continue
-        else:  # node d is done: its value goes to its parent
-            v = best[d]
-            if d == 1:
-                return v
-            d -= 1
-        if states[d, K.MOVER] == root:
-            best[d] = max(best[d], v)
-            alpha[d] = max(alpha[d], v)
-        else:
-            best[d] = min(best[d], v)
-            beta[d] = min(beta[d], v)
-
-
-@njit(cache=True)
-def solve_moves(
-    row: np.ndarray, rparams: np.ndarray, cards: np.ndarray, capts: np.ndarray, n: int,
-    values: np.ndarray,
-) -> int:
-    """Exact minimax value of each of the ``n`` full moves ``(cards[i], capts[i])`` of the
-    one-game position ``row`` (shape ``(1, NCOL)``, every card known) into ``values``:
-    the mover's round points minus the other's, both playing their best. Returns the
-    index of the best move (the first of the best)."""
-    states = np.empty((MAX_DEPTH + 1, K.NCOL), dtype=np.int64)
-    info = np.empty((1, K.NINFO), dtype=np.int64)
-    bc = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
-    bk = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
-    key = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
-    for k in range(K.NCOL):
-        states[0, k] = row[0, k]
-    root = row[0, K.MOVER]
-    best = -1
-    for i in range(n):
-        if _play(states, info, 0, cards[i], capts[i], rparams):
-            values[i] = _result(info, root)
-        else:
-            values[i] = _minimax(states, info, bc, bk, key, rparams, root)
-        if best < 0 or values[i] > values[best]:
-            best = i
-    return best
 
 
 @njit(cache=True, parallel=False, nogil=True)

@@ -38,6 +38,7 @@ from agents.core.search import check_budget, decision_seeds
 from agents.pasur.greedy import greedy_action
 from agents.pasur.heuristic import club_value, heuristic_action, heuristic_params
 from agents.pasur.inference import MAX_PLAYS, NREC, play_weights
+from agents.pasur.minimax import is_solvable, solve_value
 from agents.pasur.moves import (
     MOVE_BUF,
     NO_RESET,
@@ -158,16 +159,22 @@ def position_value(work: np.ndarray, rparams: np.ndarray, side: int) -> float:
 def rollout_value(
     work: np.ndarray, info: np.ndarray, rparams: np.ndarray, open_hand: bool, seat: int,
     card: int, capt: int, policy: int, plies: int, eps: float, hp: np.ndarray, z: np.uint64,
-    rc: np.ndarray, rk: np.ndarray, rs: np.ndarray, horizon: int,
+    rc: np.ndarray, rk: np.ndarray, rs: np.ndarray, horizon: int, exact: bool,
 ) -> tuple[float, np.uint64]:
     """Play full move ``(card, capt)`` in the one-game copy ``work``, then the round out with
     the rollout policy; returns (the mover's side's round points minus the others' mean,
     the rollout stream). With ``horizon`` > 0 the rollout stops when ``horizon`` more
-    deals have been dealt, and the position is valued by :func:`position_value`."""
+    deals have been dealt, and the position is valued by :func:`position_value`. With
+    ``exact`` (2 players) a rollout that reaches the round's last deal stops there and
+    takes the deal's exact minimax value (:func:`agents.pasur.minimax.solve_value`): in
+    the determinization every card is known, as it is to both players once the stock
+    is empty, and best play replaces the rollout policy's (before ``horizon`` applies)."""
     deal0 = work[0, K.DEAL]
     ended = play_full_move(work, card, capt, rparams, info)
     ply = 0
     while not ended and work[0, K.PHASE] != K.DONE:
+        if exact and work[0, K.PHASE] == K.PLAY and is_solvable(work, ROW0, rparams):
+            return solve_value(work, rparams, seat), z
         if horizon > 0 and work[0, K.DEAL] - deal0 >= horizon:
             return position_value(work, rparams, side_of(seat, rparams[K.P_PLAYERS])), z
         pol = policy if ply < plies else 0
@@ -236,6 +243,7 @@ def search_one(
     rec: np.ndarray,
     beta: float,
     floor: float,
+    exact: bool,
 ) -> int:
     """Search game ``g``'s decision; returns the index of the best of the listed moves.
 
@@ -246,6 +254,8 @@ def search_one(
     records ``rec`` of the positions after our moves in this deal
     (:mod:`agents.pasur.inference`), the mean is weighted by how well each determinization
     explains the opponent's plays (``floor``: the opponent model's share of random plays).
+    ``exact``: rollouts that reach a 2-player last deal take its minimax value
+    (:func:`rollout_value`).
     """
     n = decision_moves(st, g, cards, capts)
     if n <= 0:
@@ -274,7 +284,7 @@ def search_one(
                 work[0, k] = dets[d, k]
             value, z = rollout_value(
                 work, info, rparams, open_hand, seat, cards[m], capts[m], policy, plies, eps,
-                hp, z, rc, rk, rs, horizon,
+                hp, z, rc, rk, rs, horizon, exact,
             )  # fmt: skip
             values[m] += weight[d] * value
     best = -1
@@ -316,6 +326,7 @@ def ismcts_kernel(
         best = search_one(
             st, g, params, rparams, open_hand, budget, policy, plies, eps, hp,
             np.uint64(seeds[i]), cards, capts, values, keep, horizon, no_record, 0.0, 0.0,
+            False,
         )  # fmt: skip
         if best < 0:
             out[i] = K.pick_legal(st, g, 0.0)
@@ -348,12 +359,13 @@ def search_values_kernel(
     records: np.ndarray,
     beta: float,
     floor: float,
+    exact: bool,
     values_out: np.ndarray,
 ) -> None:
     """The search's value of every move of every decision of ``games`` (in
     ``decision_moves`` order) into ``values_out[offsets[i]:offsets[i + 1]]``; a forced
     move (one option) gets 0: it is not searched; a move whose ``keep_rows`` entry is
-    False gets NaN. ``records[i]``, ``beta``, ``floor``: the inference of :func:`search_one`."""
+    False gets NaN. ``records[i]``, ``beta``, ``floor``, ``exact``: as for :func:`search_one`."""
     for i in prange(games.shape[0]):
         cards = np.empty(MOVE_BUF, dtype=np.int64)
         capts = np.empty(MOVE_BUF, dtype=np.int64)
@@ -364,6 +376,7 @@ def search_values_kernel(
         search_one(
             st, games[i], params, rparams, open_hand, budget, policy, plies, eps, hp,
             np.uint64(seeds[i]), cards, capts, values, keep, horizon, records[i], beta, floor,
+            exact,
         )  # fmt: skip
         for m in range(offsets[i + 1] - offsets[i]):
             values_out[offsets[i] + m] = values[m]
@@ -377,6 +390,7 @@ def search_values(
     budget: int = DEFAULT_BUDGET, rollout: str = "heuristic", plies: int = DEFAULT_PLIES,
     epsilon: float = 0.0, keep: np.ndarray | None = None, horizon: int = 0,
     records: np.ndarray | None = None, beta: float = 0.0, floor: float = 0.0,
+    exact_last_deal: bool = False,
 ) -> np.ndarray:
     """Action values of determinized search for every move of every decision of ``games``
     (moves as :func:`agents.pasur.move_net.features.candidate_moves` lists them: ``offsets``), one
@@ -385,7 +399,9 @@ def search_values(
     restricts the search to some moves (the others get NaN). ``records`` (one per
     decision: ``(MAX_PLAYS, NREC)``, :func:`agents.pasur.inference.play_weights`) and ``beta`` > 0
     weight the determinizations by the opponent's plays, ``floor`` being the opponent
-    model's share of uniformly random plays."""
+    model's share of uniformly random plays. ``exact_last_deal`` (2 players): a rollout
+    that reaches the round's last deal takes its exact minimax value there
+    (:func:`rollout_value`)."""
     games = np.ascontiguousarray(games, dtype=np.int64)
     if records is None:
         records = np.zeros((games.shape[0], MAX_PLAYS, NREC), dtype=np.int64)
@@ -397,7 +413,8 @@ def search_values(
         ROLLOUT_POLICIES.index(rollout), int(plies), float(epsilon), heuristic_params(),
         np.ascontiguousarray(seeds, dtype=np.int64), int(horizon), offsets,
         np.ones(out.shape[0], dtype=np.bool_) if keep is None else np.asarray(keep, np.bool_),
-        np.ascontiguousarray(records, dtype=np.int64), float(beta), float(floor), out,
+        np.ascontiguousarray(records, dtype=np.int64), float(beta), float(floor),
+        bool(exact_last_deal), out,
     )  # fmt: skip
     return out
 
@@ -412,13 +429,14 @@ def oracle_values_kernel(
     plies: int,
     hp: np.ndarray,
     horizon: int,
+    exact: bool,
     offsets: np.ndarray,
     values_out: np.ndarray,
 ) -> None:
     """Every move of every decision of ``games`` valued in the true position, the hidden
     cards as they lie: one rollout after each move (the rollout policies are
     deterministic, so one is the value), into ``values_out[offsets[i]:offsets[i + 1]]``,
-    which comes zeroed: a forced move keeps 0."""
+    which comes zeroed: a forced move keeps 0. ``exact``: as for :func:`rollout_value`."""
     for i in prange(games.shape[0]):
         g = games[i]
         cards = np.empty(MOVE_BUF, dtype=np.int64)
@@ -433,7 +451,7 @@ def oracle_values_kernel(
                 work[0, k] = st[g, k]
             value, _ = rollout_value(
                 work, info, rparams, open_hand, seat, cards[m], capts[m], policy, plies, 0.0,
-                hp, np.uint64(1), rc, rk, rs, horizon,
+                hp, np.uint64(1), rc, rk, rs, horizon, exact,
             )  # fmt: skip
             values_out[offsets[i] + m] = value
 
@@ -443,20 +461,21 @@ _ORACLE = K.BatchKernel(oracle_values_kernel, 64)
 
 def oracle_values(
     engine: object, games: np.ndarray, offsets: np.ndarray, *, rollout: str = "heuristic",
-    plies: int = DEFAULT_PLIES, horizon: int = 0,
+    plies: int = DEFAULT_PLIES, horizon: int = 0, exact_last_deal: bool = False,
 ) -> np.ndarray:
     """The value of every move of every decision of ``games`` (``offsets`` as
     :func:`search_values`) with the hidden cards *visible*: each move is played in the
     true position, the other hands and the stock as they lie, and valued by one rollout
     (the labels of oracle distillation: cheap, since nothing is sampled, and unbiased
     for the value a player who knew the true odds of the hidden cards would give). Not
-    an agent's search: a player cannot see these cards."""
+    an agent's search: a player cannot see these cards. ``exact_last_deal``: as for
+    :func:`search_values`."""
     games = np.ascontiguousarray(games, dtype=np.int64)
     out = np.zeros(int(offsets[-1]), dtype=np.float64)
     _ORACLE.for_batch(games.shape[0])(
         engine.state, games, round_params(engine), bool(engine.rules.open_hand),  # type: ignore[attr-defined]
         ROLLOUT_POLICIES.index(rollout), int(plies), heuristic_params(), int(horizon),
-        offsets, out,
+        bool(exact_last_deal), offsets, out,
     )  # fmt: skip
     return out
 

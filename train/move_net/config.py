@@ -74,6 +74,14 @@ class Args:
     by default: it labels 13% more decisions in ``make train``'s 18 minutes, and the
     network was not told apart from the rollouts' (``docs/results.md``);
     ``--no-label-endgame``: by rollouts, as before"""
+    label_exact_leaves: str = "auto"
+    """Pasur's ``rollout`` labels, 2 players: ``on``: a labelling rollout that reaches the
+    round's last deal stops there and takes that deal's exact minimax value in its
+    determinization (every card is known there, to both players too) instead of the
+    horizon's cut or the heuristic's play (:func:`agents.pasur.ismcts.rollout_value`);
+    ``off``: not; ``auto``: on for rounds of at most two deals (the small variants, whose
+    NashConv it takes from 0.63 to 0.33), off for the full game, whose labelling it
+    slows 3.5 times (``docs/results.md``)"""
     label_plies: int | None = None
     """rollout actions played by the heuristic before greedy takes over (``None``: the
     whole rollout)"""

@@ -217,14 +217,17 @@ class SearchLabeler(Labeler):
         endgame: label the decisions of a 2-player round's last deal (the stock empty:
             every card is known) by exact minimax (:mod:`agents.pasur.endgame`) instead
             of rollouts, which value a move by the heuristic's continuation there.
+        exact_leaves: a rollout that reaches a 2-player round's last deal takes that
+            deal's exact minimax value in its determinization instead of playing it
+            (``exact_last_deal`` of :func:`agents.pasur.ismcts.search_values`).
     """
 
     def __init__(self, budget: int, seed: int, explore: float = 0.0,
                  rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
                  student: Any = None, follow: float = 0.0, oracle: bool = False,
-                 endgame: bool = False) -> None:
+                 endgame: bool = False, exact_leaves: bool = False) -> None:
         super().__init__(seed, explore)
-        self.endgame = endgame
+        self.endgame, self.exact_leaves = endgame, exact_leaves
         self.budget, self.rollout = budget, rollout
         self.plies = WHOLE_ROLLOUT if plies is None else plies
         self.horizon, self.student, self.follow = horizon, student, follow
@@ -241,7 +244,7 @@ class SearchLabeler(Labeler):
         exact_rows = np.repeat(solved, np.diff(offsets))
         values = search_values(eng, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, horizon=self.horizon,
-                               keep=~exact_rows)
+                               keep=~exact_rows, exact_last_deal=self.exact_leaves)
         values = np.where(exact_rows, exact, values)
         self._record(eng.state[games], obs, offsets, feats, values)
         chosen = best_moves(values, offsets)

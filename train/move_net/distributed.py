@@ -66,6 +66,9 @@ class LabelJob:
     """Pasur's rule preset (a small variant), None for the full game"""
     label_endgame: bool = True
     """Pasur: a 2-player last deal labelled by exact minimax"""
+    label_exact_leaves: str = "auto"
+    """Pasur: rollouts reaching a 2-player last deal take its exact minimax value
+    (``on``, ``off``, ``auto``: :attr:`train.move_net.config.Args.label_exact_leaves`)"""
 
 
 def shard_seed(seed: int, shard: int) -> int:

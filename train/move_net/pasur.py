@@ -19,7 +19,25 @@ def _labeler(args: Any, seed: int) -> Any:
     return SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
                          plies=args.label_plies, horizon=args.label_horizon,
                          oracle=args.label_search == "oracle",
-                         endgame=args.label_endgame)
+                         endgame=args.label_endgame, exact_leaves=_exact_leaves(args))
+
+
+#: the values of ``--label-exact-leaves``
+EXACT_LEAVES = ("auto", "on", "off")
+
+
+def _exact_leaves(args: Any) -> bool:
+    """Whether labelling rollouts take the last deal's exact value
+    (:attr:`train.move_net.config.Args.label_exact_leaves`): ``auto`` where a round has
+    at most two deals, so that rollouts from the first reach the last, whose solve costs
+    little; in the full game a solve from a last deal's start costs hundreds of
+    microseconds, and every rollout from the deal before it pays one."""
+    if args.label_exact_leaves != "auto":
+        return bool(args.label_exact_leaves == "on")
+    from pasur_env.pasur.rules import make_rules
+
+    rules = make_rules(args.preset, num_players=args.players)
+    return rules.num_players == 2 and rules.deals_per_round <= 2
 
 
 def _text(args: Any) -> str:
@@ -29,6 +47,8 @@ def _text(args: Any) -> str:
         return (f"oracle labels: one rollout of every move in the true position, the "
                 f"hidden cards as they lie, {horizon}; the labeller plays the heuristic")
     exact = ", the last deal solved exactly" if args.label_endgame else ""
+    if _exact_leaves(args):
+        exact += ", rollouts reaching the last deal take its exact value"
     return f"{args.label_budget} rollouts each, {horizon}{exact}"
 
 
@@ -45,7 +65,11 @@ def _relabellings(players: int, rng: np.random.Generator,
 
 
 def _check(args: Any) -> str | None:
-    """A rule preset must exist and be a game of ``--players``."""
+    """A rule preset must exist and be a game of ``--players``; ``--label-exact-leaves``
+    one of :data:`EXACT_LEAVES`."""
+    if args.label_exact_leaves not in EXACT_LEAVES:
+        return (f"--label-exact-leaves must be {', '.join(EXACT_LEAVES)}, got "
+                f"{args.label_exact_leaves!r}")
     if args.preset is None:
         return None
     from pasur_env.pasur.rules import make_rules

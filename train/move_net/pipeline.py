@@ -220,7 +220,8 @@ def label_on_ray(args: Args, game: NetGame, state: State, decisions: int,
     job = LabelJob(seed, args.players, args.label_budget, args.explore, args.label_plies,
                    args.label_horizon, args.batch, mix, state.net, game=args.game,
                    label_search=args.label_search, preset=args.preset,
-                   label_endgame=args.label_endgame)
+                   label_endgame=args.label_endgame,
+                   label_exact_leaves=args.label_exact_leaves)
     workers = args.workers or cluster_cpus()
     bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
                    "decisions", args.progress)
@@ -711,7 +712,8 @@ def run(args: Args, clock: Callable[[], float]) -> Path:
         made_by=command_of(given), seed=args.seed,
         decisions=sum(len(d) for d in state.data), iterations=state.iteration,
         label_budget=args.label_budget, label_horizon=args.label_horizon,
-        label_endgame=args.label_endgame, value_scale=args.value_scale,
+        label_endgame=args.label_endgame, label_exact_leaves=args.label_exact_leaves,
+        value_scale=args.value_scale,
         minutes=round(state.seconds / 60, 1),
     )
     state.net.save(run_dir / "net.npz")
