@@ -12,6 +12,7 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -243,7 +244,7 @@ def test_the_last_iteration_ends_when_what_remains_just_fits() -> None:
 
 
 def test_the_last_fit_keeps_the_epochs_its_first_one_leaves_room_for() -> None:
-    """After its first epoch the last fit keeps as many epochs as end before the saving
+    """After an epoch the last fit keeps as many epochs as end before the saving
     and the evaluations: a fit slower than its probe drops some, a faster one adds
     some (up to ``most``), and at least the one it has done."""
     clock = FakeClock(0.0)
@@ -257,11 +258,16 @@ def test_the_last_fit_keeps_the_epochs_its_first_one_leaves_room_for() -> None:
     assert c.to_json()["fit_epochs"] == 1
     clock.now = 2_000.0
     assert c.fit_epochs(1.0, most=8) == 1  # past the end: the epoch done
+    clock.now = 500.0
+    assert c.fit_epochs(100.0, most=8, done=2) == 5  # two done, three more of 100 s
+    clock.now = 2_000.0
+    assert c.fit_epochs(1.0, most=8, done=2) == 2
 
 
 def test_a_replanned_fit_is_repeated_by_its_last_epochs() -> None:
-    """A fit whose end changed after its first epoch (``replan``) is the fit given that
-    number as ``last_epochs``, to the last digit; its decay reaches ``lr_final``."""
+    """A fit whose end changed after its second epoch (``replan``, told the epochs done
+    and the last one's seconds) is the fit given that number as ``last_epochs``, to the
+    last digit; it keeps at least the epochs done."""
     import torch
 
     from train.move_net.fit import FitSettings, TorchMoveNet, fit
@@ -271,11 +277,16 @@ def test_a_replanned_fit_is_repeated_by_its_last_epochs() -> None:
     data.obs[:] = rng.random(data.obs.shape)
     data.feats[:] = rng.random(data.feats.shape)
     data.values[:] = rng.normal(size=data.values.shape)
-    settings = FitSettings(epochs=2, batch_size=64, seed=3)
+    settings = FitSettings(epochs=3, batch_size=64, seed=3)
+    told: list[tuple[int, float]] = []
+
+    def replan(epochs: int) -> Any:
+        return lambda done, seconds: told.append((done, seconds)) or epochs
+
     nets = []
-    for kwargs, s, epochs in (({"replan": lambda: 5}, settings, 5),
+    for kwargs, s, epochs in (({"replan": replan(5)}, settings, 5),
                               ({}, dataclasses.replace(settings, last_epochs=5), 5),
-                              ({"replan": lambda: 1}, settings, 1)):
+                              ({"replan": replan(1)}, settings, 2)):
         torch.manual_seed(0)
         model = TorchMoveNet(data.obs.shape[1], 16, 8, data.feats.shape[1])
         assert fit(model, data, s, **kwargs)["epochs"] == epochs
@@ -283,6 +294,7 @@ def test_a_replanned_fit_is_repeated_by_its_last_epochs() -> None:
     for name, x in nets[0].items():
         torch.testing.assert_close(x, nets[1][name], rtol=0, atol=0)
     assert any(not torch.equal(x, nets[2][name]) for name, x in nets[0].items())
+    assert [d for d, _ in told] == [2, 2] and all(s > 0 for _, s in told)
 
 
 def test_the_closing_reads_the_run_s_own_rates() -> None:

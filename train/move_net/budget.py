@@ -275,18 +275,18 @@ class Closing(Watch):
         self.left = self.end - now
         return d
 
-    def fit_epochs(self, first_epoch: float, most: int) -> int:
-        """The epochs the last fit should have in all, its first having taken
-        ``first_epoch`` seconds: as many as end before the saving of the labelled data
-        and the evaluations must start (at least 1, at most ``most``). The labelling
-        stopped on the fit's rate as probed before the run had fitted anything, and in
-        eight runs the fit took 0.85 to 1.30 times what that probe said; the fit's own
-        first epoch measures it, so the last fit ends on the clock
+    def fit_epochs(self, epoch: float, most: int, done: int = 1) -> int:
+        """The epochs the last fit should have in all, ``done`` having ended and the last
+        of them having taken ``epoch`` seconds: as many as end before the saving of the
+        labelled data and the evaluations must start (at least ``done``, at most
+        ``most``). The labelling stopped on the fit's rate as probed before the run had
+        fitted anything, and in eight runs the fit took 0.85 to 1.30 times what that
+        probe said; the fit's own epochs measure it, so the last fit ends on the clock
         (:func:`train.move_net.fit.fit`) instead of overrunning the budget or leaving
         minutes unused."""
         saving = self.save_seconds * (self.marks[-1][0] if self.marks else 0)
         left = self.end - self.after - saving - self.clock()
-        self.fitted_epochs = max(1, min(most, 1 + math.floor(left / max(first_epoch, 1e-9))))
+        self.fitted_epochs = max(done, min(most, done + math.floor(left / max(epoch, 1e-9))))
         return self.fitted_epochs
 
     def to_json(self) -> dict[str, float | None]:

@@ -32,6 +32,7 @@ alike instead of learning each card apart; on the same labels it plays clearly s
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -113,8 +114,9 @@ class FitSettings:
     temperature: float = 1.0
     value_scale: float = 1.0
     last_epochs: int = 0
-    """epochs in all once the first has ended (0: ``epochs``); the learning rate then
-    decays from its value at that point to ``lr_final`` over the new end"""
+    """epochs in all once the second has ended (the first, if ``epochs`` or this is 1;
+    0: ``epochs``); the learning rate then decays from its value at that point to
+    ``lr_final`` over the new end"""
 
 
 def rows_of(offsets: np.ndarray, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -220,17 +222,20 @@ def denormals_flushed() -> Iterator[None]:
 def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
         log: Callable[[int, dict[str, float]], None] | None = None,
         progress: Callable[[int], None] | None = None,
-        replan: Callable[[], int] | None = None) -> dict[str, float]:
+        replan: Callable[[int, float], int] | None = None) -> dict[str, float]:
     """Fit ``model`` to ``data`` with Adam (learning rate decayed linearly to
     ``lr_final``); returns the last epoch's mean losses and regret (the search value
     lost by the network's choice, in points per decision).
 
-    The epochs in all may change once the first has ended: to ``s.last_epochs``, or to
-    what ``replan()`` returns then (a budgeted run's last fit ends on the clock so:
-    :meth:`train.move_net.budget.Closing.fit_epochs`); the rest of the decay is then
-    stretched or shrunk to the new end, so that a fit given the same ``last_epochs``
-    repeats it exactly. The number is in ``stats["epochs"]``. Denormals are flushed
-    (:func:`denormals_flushed`; the pipeline does it before torch starts its threads)."""
+    The epochs in all may change once the second has ended (the first, if there is one
+    only): to ``s.last_epochs``, or to what ``replan(epochs_done, seconds_of_the_last)``
+    returns then, at least the epochs done (a budgeted run's last fit ends on the clock
+    so: :meth:`train.move_net.budget.Closing.fit_epochs`; the first epoch also pays for
+    the fit's start, so the second measures the rest better). The rest of the decay is
+    then stretched or shrunk to the new end, so that a fit given the same
+    ``last_epochs`` repeats it exactly. The number is in ``stats["epochs"]``. Denormals
+    are flushed (:func:`denormals_flushed`; the pipeline does it before torch starts its
+    threads)."""
     with denormals_flushed():
         return _fit(model, data, s, log, progress, replan)
 
@@ -238,7 +243,7 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
 def _fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
          log: Callable[[int, dict[str, float]], None] | None,
          progress: Callable[[int], None] | None,
-         replan: Callable[[], int] | None) -> dict[str, float]:
+         replan: Callable[[int, float], int] | None) -> dict[str, float]:
     """:func:`fit`'s loop."""
     opt = torch.optim.Adam(model.parameters(), lr=s.lr, weight_decay=s.weight_decay)
     rng = np.random.default_rng(s.seed)
@@ -255,8 +260,10 @@ def _fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
         return lr_a + (s.lr_final - lr_a) * (k - a) / max(1, b - 1 - a)
 
     stats: dict[str, float] = {}
+    change = min(2, epochs, s.last_epochs or 2) * per_epoch  # where the end may change
     model.train()
     while step < epochs * per_epoch:
+        began = time.perf_counter()
         order = rng.permutation(n)
         totals: dict[str, float] = {}
         for start in range(0, n, s.batch_size):
@@ -275,8 +282,11 @@ def _fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
             if progress is not None:
                 progress(1)
         stats = {k: x / per_epoch for k, x in totals.items()}
-        if step == per_epoch:  # the first epoch has ended: the one change of the end
-            new = max(1, s.last_epochs or (replan() if replan is not None else epochs))
+        if step == change:  # the one change of the end
+            done = step // per_epoch
+            asked = s.last_epochs or (replan(done, time.perf_counter() - began)
+                                      if replan is not None else epochs)
+            new = max(done, asked)
             if new != epochs:
                 decay, epochs = (step, lr_at(step), new * per_epoch), new
     model.eval()

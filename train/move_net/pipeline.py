@@ -284,10 +284,8 @@ def fit_network(args: Args, game: NetGame, state: State, writer: Any,
                 writer.add_scalar(f"fit/{k}", v, base + step)
 
     try:
-        started = closing.clock() if closing is not None else 0.0
-
-        def replan() -> int:  # the last fit of a budgeted run, after its first epoch
-            epochs = closing.fit_epochs(closing.clock() - started, 2 * args.epochs)
+        def replan(done: int, seconds: float) -> int:  # a budgeted run's last fit
+            epochs = closing.fit_epochs(seconds, 2 * args.epochs, done=done)
             bar.set_total(epochs * per_epoch)
             return int(epochs)
 
@@ -480,7 +478,7 @@ def phase_line(plan: dict[str, Any], history: list[dict[str, Any]],
                                    f", {c['seconds_left']:,.0f} s left when it ended."))
         if c.get("fit_epochs") is not None:
             closed += (f" Its fit then had {c['fit_epochs']} epochs (planned {p.epochs}): "
-                       "as many as its first epoch's time left room for.")
+                       "as many as its second epoch's time left room for.")
     return (f"Seconds planned / taken, by phase: {', '.join(parts)}. The plan was made "
             f"{p.measured.elapsed:,.0f} s into the run, during the first iteration's "
             "labelling, whose time taken includes that part (start-up, compilation, the "
