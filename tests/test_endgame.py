@@ -273,8 +273,9 @@ def test_rollouts_reaching_the_last_deal_take_its_exact_value() -> None:
 @pytest.mark.parametrize("exact_leaves", [True, False])
 def test_the_labeller_takes_the_last_deals_value_at_its_rollouts_ends(exact_leaves) -> None:
     """``SearchLabeler(exact_leaves=True)``: the labels of decisions in the deal before the
-    last are the search's values with exact leaves; without it, the horizon's values."""
-    from agents.pasur.ismcts import WHOLE_ROLLOUT, search_values
+    last are the search's values with exact leaves; without it, the horizon's values.
+    The oracle labeller's too (its values in the true position)."""
+    from agents.pasur.ismcts import WHOLE_ROLLOUT, oracle_values, search_values
     from train.move_net.data import SearchLabeler
 
     eng = Engine(6, seed=0, episode="round", auto_reset=False)
@@ -292,3 +293,9 @@ def test_the_labeller_takes_the_last_deals_value_at_its_rollouts_ends(exact_leav
     data = labeler.take()
     np.testing.assert_array_equal(data.values, want.astype(np.float32))
     assert not np.allclose(want, other)
+    oracle = SearchLabeler(24, seed=7, plies=None, horizon=1, oracle=True,
+                           exact_leaves=exact_leaves)
+    oracle.act(encode(eng), eng.legal_mask(), GameView.all(eng))
+    truth = oracle_values(eng, games, offsets, plies=WHOLE_ROLLOUT, horizon=1,
+                          exact_last_deal=exact_leaves)
+    np.testing.assert_array_equal(oracle.take().values, truth.astype(np.float32))

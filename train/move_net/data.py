@@ -272,7 +272,7 @@ class SearchLabeler(Labeler):
         ``explore``): a player choosing by those values would see the hidden cards."""
         eng, games = view.engine, view.games
         values = oracle_values(eng, games, offsets, rollout=self.rollout, plies=self.plies,
-                               horizon=self.horizon)
+                               horizon=self.horizon, exact_last_deal=self.exact_leaves)
         self._record(eng.state[games], obs, offsets, feats, values)
         played = self.player.act(obs, mask, view)
         chosen = self._explore(np.full(len(games), -1), offsets)  # -1: not exploring

@@ -43,13 +43,14 @@ def _exact_leaves(args: Any) -> bool:
 def _text(args: Any) -> str:
     horizon = ("played to the round's end" if args.label_horizon == 0
                else f"{args.label_horizon}-deal horizon")
+    leaves = ", rollouts reaching the last deal take its exact value" if _exact_leaves(
+        args) else ""
     if args.label_search == "oracle":
         return (f"oracle labels: one rollout of every move in the true position, the "
-                f"hidden cards as they lie, {horizon}; the labeller plays the heuristic")
+                f"hidden cards as they lie, {horizon}{leaves}; the labeller plays the "
+                f"heuristic")
     exact = ", the last deal solved exactly" if args.label_endgame else ""
-    if _exact_leaves(args):
-        exact += ", rollouts reaching the last deal take its exact value"
-    return f"{args.label_budget} rollouts each, {horizon}{exact}"
+    return f"{args.label_budget} rollouts each, {horizon}{exact}{leaves}"
 
 
 def _relabellings(players: int, rng: np.random.Generator,
