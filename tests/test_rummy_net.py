@@ -299,7 +299,10 @@ def test_sharded_labelling_serves_both_games_and_the_variants(game) -> None:
                          game="persian_rummy")
     else:
         job = LabelJob(77, 2, 8, 0.05, None, 2, 4, mix, preset="mini")
-        labeler = SearchLabeler(8, seed=77, explore=0.05, plies=None, horizon=2)
+        # the pipeline's labeller: a round of mini has two deals, so the rollouts' exact
+        # last deal (--label-exact-leaves auto) is on, as is the exact last deal itself
+        labeler = SearchLabeler(8, seed=77, explore=0.05, plies=None, horizon=2,
+                                endgame=True, exact_leaves=True)
         local = generate(labeler, 1, num_players=2, seed=77, opponents=mix, batch=4,
                          preset="mini")
         full = generate(SearchLabeler(8, seed=77, explore=0.05, plies=None, horizon=2), 1,
