@@ -123,6 +123,17 @@ def _minimax(
 
 
 @njit(cache=True)
+def _buffers() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The solver's work arrays: a position per depth (and the root's), a step's info,
+    and per depth the moves (cards, capture sets) and their ordering keys."""
+    return (np.empty((MAX_DEPTH + 1, K.NCOL), dtype=np.int64),
+            np.empty((1, K.NINFO), dtype=np.int64),
+            np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64),
+            np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64),
+            np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64))
+
+
+@njit(cache=True)
 def solve_moves(
     row: np.ndarray, rparams: np.ndarray, cards: np.ndarray, capts: np.ndarray, n: int,
     values: np.ndarray,
@@ -131,11 +142,7 @@ def solve_moves(
     one-game position ``row`` (shape ``(1, NCOL)``, every card known) into ``values``:
     the mover's round points minus the other's, both playing their best. Returns the
     index of the best move (the first of the best)."""
-    states = np.empty((MAX_DEPTH + 1, K.NCOL), dtype=np.int64)
-    info = np.empty((1, K.NINFO), dtype=np.int64)
-    bc = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
-    bk = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
-    key = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
+    states, info, bc, bk, key = _buffers()
     for k in range(K.NCOL):
         states[0, k] = row[0, k]
     root = row[0, K.MOVER]
@@ -155,11 +162,7 @@ def solve_value(row: np.ndarray, rparams: np.ndarray, root: int) -> float:
     """Exact minimax value for seat ``root`` (its round points minus the other seat's) of
     the one-game position ``row`` (shape ``(1, NCOL)``, a PLAY decision of a 2-player last
     deal, every card known), both seats playing their best."""
-    states = np.empty((MAX_DEPTH + 1, K.NCOL), dtype=np.int64)
-    info = np.empty((1, K.NINFO), dtype=np.int64)
-    bc = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
-    bk = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
-    key = np.empty((MAX_DEPTH, MOVE_BUF), dtype=np.int64)
+    states, info, bc, bk, key = _buffers()
     for k in range(K.NCOL):
         states[1, k] = row[0, k]
     return _minimax(states, info, bc, bk, key, rparams, root)
