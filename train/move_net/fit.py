@@ -230,10 +230,10 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
     The epochs in all may change once the second has ended (the first, if there is one
     only): to ``s.last_epochs``, or to what ``replan(epochs_done, seconds_of_the_last)``
     returns then, at least the epochs done (a budgeted run's last fit ends on the clock
-    so: :meth:`train.move_net.budget.Closing.fit_epochs`; the first epoch also pays for
-    the fit's start, so the second measures the rest better). The rest of the decay is
-    then stretched or shrunk to the new end, so that a fit given the same
-    ``last_epochs`` repeats it exactly. The number is in ``stats["epochs"]``. Denormals
+    so: :meth:`train.move_net.budget.Closing.fit_epochs`; the epoch is timed inside the
+    loop, without the fit's start-up, which the first epoch's time once included). The
+    rest of the decay is then stretched or shrunk to the new end, so that a fit given
+    the same ``last_epochs`` repeats it exactly. The number is in ``stats["epochs"]``. Denormals
     are flushed (:func:`denormals_flushed`; the pipeline does it before torch starts its
     threads)."""
     with denormals_flushed():
