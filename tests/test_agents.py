@@ -197,7 +197,7 @@ def test_heuristic_reply_threat_is_the_chance_of_a_king():
     w = np.zeros(53)
     best_of_draw_weights(n, m, w)
     buf = (np.zeros((13, 2)), np.zeros(13, dtype=np.bool_), np.empty(256, dtype=np.int64),
-           np.empty(53))
+           np.empty(53), np.empty(256, dtype=np.int64))
     threat = reply_threat(st[0:1].copy(), params, mask_of(["KH"]), np.zeros(15),
                           rank_set(unseen), unseen, -1, m, w, buf)
     want = int(params[K.P_SUR_POINTS]) * (1 - comb(n - kings, m) / comb(n, m))

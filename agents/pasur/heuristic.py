@@ -81,8 +81,10 @@ for _n in range(53):
 #: batch size from which the heuristic kernel runs on several threads
 PARALLEL_MIN = 64
 #: scratch arrays of the reply computations: best value per rank and club-ness, rank
-#: has a capture, options, sorted reply values
-ReplyBuffers = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+#: has a capture, options, sorted reply values, the option search's stack (made once per
+#: scoring: a heuristic move asks for the options of up to 13 ranks twice per move, and
+#: an allocation costs about as much as a small search)
+ReplyBuffers = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @njit("float64(int64, int64, int64, float64)", cache=True)
@@ -134,6 +136,7 @@ def _reply_values(
     has: np.ndarray,
     opts: np.ndarray,
     ranks: int,
+    stack: np.ndarray,
 ) -> None:
     """Best capture value on ``table`` for a card of each rank in ``ranks`` (bit r).
 
@@ -150,7 +153,7 @@ def _reply_values(
         card = 4 * r + 1
         if r != 10 and K.take_bits(table, card, EMPTY) == 0:
             continue
-        k = K.enumerate_options(table, card, opts)
+        k = K.enumerate_options_into(table, card, opts, stack)
         if k <= 0:
             continue
         has[r] = True
@@ -339,8 +342,8 @@ def reply_threat(
     """Expected value of the next player's best reply on table ``t2``: its unknown cards
     a uniform draw of ``m`` from the unseen (plus a known face-up card), exact over the
     draw (order statistics with weights ``w``)."""
-    best, has, opts, vals = buf
-    _reply_values(scratch, params, t2, opd, best, has, opts, ranks)
+    best, has, opts, vals, stack = buf
+    _reply_values(scratch, params, t2, opd, best, has, opts, ranks, stack)
     nv = 0
     u = unseen
     while u:
@@ -372,12 +375,12 @@ def setup_value(
 ) -> float:
     """My best capture value on ``t2`` with the cards I keep (``rest``): what a lay
     prepares for my next turn."""
-    best, has, opts, _vals = buf
+    best, has, opts, _vals, stack = buf
     for k in range(r + 1):
         mine[k] = club_value(a + k, op_clubs, r - k, award) - v_after
     for k in range(r + 1, 15):
         mine[k] = mine[r]
-    _reply_values(scratch, params, t2, mine, best, has, opts, rank_set(rest))
+    _reply_values(scratch, params, t2, mine, best, has, opts, rank_set(rest), stack)
     bestmine = 0.0
     q = rest
     while q:
@@ -435,6 +438,7 @@ def heuristic_scores(
         np.zeros(13, dtype=np.bool_),
         np.empty(256, dtype=np.int64),
         np.empty(53, dtype=np.float64),
+        np.empty(256, dtype=np.int64),
     )
     opd = np.zeros(15, dtype=np.float64)
     mine = np.zeros(15, dtype=np.float64)

@@ -16,7 +16,12 @@ from numba import prange
 
 from pasur_env.core.bits import lowest
 from pasur_env.core.compile import njit
-from pasur_env.pasur.kernels.capture import enumerate_options, resolve_play, take_bits
+from pasur_env.pasur.kernels.capture import (
+    enumerate_options,
+    enumerate_options_into,
+    resolve_play,
+    take_bits,
+)
 from pasur_env.pasur.kernels.rng import random_below
 from pasur_env.pasur.kernels.state import (
     CAPTURE,
@@ -49,11 +54,12 @@ def enumerate_moves(st: np.ndarray, b: int, cards: np.ndarray, captured: np.ndar
     hand = st[b, HAND + st[b, MOVER]]
     table = st[b, TABLE]
     opts = np.empty(256, dtype=np.int64)
+    stack = np.empty(256, dtype=np.int64)  # one search stack for every card
     n = 0
     while hand:
         c = lowest(hand)
         hand &= hand - 1
-        k = enumerate_options(table, c, opts)
+        k = enumerate_options_into(table, c, opts, stack)
         if k < 0:
             return -1
         if k == 0:
