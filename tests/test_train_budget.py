@@ -118,11 +118,12 @@ def test_the_evaluations_are_timed_as_a_cost_per_match_and_per_round() -> None:
                                            ("rollout", 10_000)]], clock)
     assert each == pytest.approx(2.0 + 2.5)
     assert final == pytest.approx(2.0 + 12.5 + 1.0 + 80.0 + 1.0 + 300.0)
-    # the parallel kernels compile in the first untimed match of 512 rounds; a later
-    # opponent timed on that many is loaded in 2 rounds
+    # each opponent's kernels compile in an untimed match of its smaller timed size
+    # (the heuristic's parallel one, warmed on 2 rounds, once compiled inside the timed
+    # match, and a fresh clone estimated its final evaluation at 120 s for 69)
     assert played == [("heuristic", 512), ("heuristic", 1_000), ("heuristic", 512),
-                      ("ismcts", 2), ("ismcts", 40), ("ismcts", 20),
-                      ("rollout", 2), ("rollout", 1_000), ("rollout", 512)]
+                      ("ismcts", 20), ("ismcts", 40), ("ismcts", 20),
+                      ("rollout", 512), ("rollout", 1_000), ("rollout", 512)]
     # sizes too close to part the costs (a tenth of barely the parallel batch): scaled
     # by the rounds, which errs long
     (alone,) = time_evaluations(play, [[("heuristic", 5_120)]], clock)

@@ -331,12 +331,13 @@ def time_evaluations(play: Callable[[str, int], Any],
     rounds)``); ``play(name, rounds)`` plays one match.
 
     Each opponent is timed once, on ``share`` of the most rounds it plays: first an
-    untimed match loads it and compiles its kernels (2 rounds; ``parallel`` rounds for
-    the first opponent whose timed match has that many, from which the engine runs its
-    parallel kernels: they compile once for every opponent, and an untimed 512 rounds
-    against Persian Rummy's ``rollout`` cost as much as its timed match), then two
-    timed ones, of that share and of half of it (at least as many
-    rounds as the untimed one). A match costs a fixed part (setting up, the steps' own
+    untimed match of the smaller timed size loads it and compiles every kernel a match
+    of that size runs (the engine's parallel ones from ``parallel`` rounds on, and the
+    opponent's own: in a fresh clone the heuristic's parallel kernel, warmed on 2
+    rounds only, compiled inside its timed match, and the final evaluation was
+    estimated at 120 s for 69), then two timed ones, of that share and of half of it
+    (at least ``parallel`` rounds when the share has that many, else 2). A match
+    costs a fixed part (setting up, the steps' own
     work whatever the batch) plus a part per round: from the two times, each evaluation
     is the fixed part once per match plus its rounds at the per-round cost. Scaling
     one match's time by the rounds instead counted the fixed part ten times over: the
@@ -356,16 +357,13 @@ def time_evaluations(play: Callable[[str, int], Any],
         return clock() - t0
 
     parts: dict[str, tuple[float, float]] = {}  # name -> (seconds per match, per round)
-    compiled = False  # the engine's parallel kernels
     for name, rounds in most.items():
         part = max(2, math.ceil(rounds * share))
         if rounds >= parallel:
             part = max(part, parallel)
-        least = parallel if part >= parallel else 2
-        play(name, 2 if compiled else least)
-        compiled = compiled or least == parallel
+        half = max(part // 2, parallel if part >= parallel else 2)
+        play(name, half)  # untimed: loading, compiling
         whole = timed(name, part)
-        half = max(part // 2, least)
         per_round = whole / part
         fixed = 0.0
         if 4 * (part - half) >= part:  # far enough apart to tell the parts apart
