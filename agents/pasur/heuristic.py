@@ -433,13 +433,9 @@ def heuristic_scores(
     ranks = rank_set(unseen)
     if faceup >= 0:
         ranks |= 1 << (faceup >> 2)
-    buf = (
-        np.zeros((13, 2), dtype=np.float64),
-        np.zeros(13, dtype=np.bool_),
-        np.empty(256, dtype=np.int64),
-        np.empty(53, dtype=np.float64),
-        np.empty(256, dtype=np.int64),
-    )
+    buf = (np.zeros((13, 2), dtype=np.float64), np.zeros(13, dtype=np.bool_),
+           np.empty(256, dtype=np.int64), np.empty(53, dtype=np.float64),
+           np.empty(256, dtype=np.int64))
     opd = np.zeros(15, dtype=np.float64)
     mine = np.zeros(15, dtype=np.float64)
     for i in range(n):
