@@ -120,7 +120,7 @@ def test_the_evaluations_are_timed_as_a_cost_per_match_and_per_round() -> None:
     assert final == pytest.approx(2.0 + 12.5 + 1.0 + 80.0 + 1.0 + 300.0)
     # each opponent's kernels compile in an untimed match of its smaller timed size
     # (the heuristic's parallel one, warmed on 2 rounds, once compiled inside the timed
-    # match, and a fresh clone estimated its final evaluation at 120 s for 69)
+    # match: with a fresh numba cache the final evaluation was estimated at 120 s for 69)
     assert played == [("heuristic", 512), ("heuristic", 1_000), ("heuristic", 512),
                       ("ismcts", 20), ("ismcts", 40), ("ismcts", 20),
                       ("rollout", 512), ("rollout", 1_000), ("rollout", 512)]

@@ -333,13 +333,13 @@ def time_evaluations(play: Callable[[str, int], Any],
     Each opponent is timed once, on ``share`` of the most rounds it plays: first an
     untimed match of the smaller timed size loads it and compiles every kernel a match
     of that size runs (the engine's parallel ones from ``parallel`` rounds on, and the
-    opponent's own: in a fresh clone the heuristic's parallel kernel, warmed on 2
-    rounds only, compiled inside its timed match, and the final evaluation was
+    opponent's own: warmed on 2 rounds only, the heuristic's parallel kernel compiled
+    inside its timed match, and with a fresh numba cache the final evaluation was
     estimated at 120 s for 69), then two timed ones, of that share and of half of it
-    (at least ``parallel`` rounds when the share has that many, else 2). A match
-    costs a fixed part (setting up, the steps' own
-    work whatever the batch) plus a part per round: from the two times, each evaluation
-    is the fixed part once per match plus its rounds at the per-round cost. Scaling
+    (at least ``parallel`` rounds when the share has that many, else 2). A match costs
+    a fixed part (setting up, the steps' own work whatever the batch) plus a part per
+    round: from the two times, each evaluation is the fixed part once per match plus
+    its rounds at the per-round cost. Scaling
     one match's time by the rounds instead counted the fixed part ten times over: the
     estimates came out about twice the matches (a match of 10,000 rounds against
     ``heuristic`` costs 2.2 s plus 1.25 ms a round). When the two sizes are too close to
