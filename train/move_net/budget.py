@@ -339,12 +339,12 @@ def time_evaluations(play: Callable[[str, int], Any],
     (at least ``parallel`` rounds when the share has that many, else 2). A match costs
     a fixed part (setting up, the steps' own work whatever the batch) plus a part per
     round: from the two times, each evaluation is the fixed part once per match plus
-    its rounds at the per-round cost. Scaling
-    one match's time by the rounds instead counted the fixed part ten times over: the
-    estimates came out about twice the matches (a match of 10,000 rounds against
-    ``heuristic`` costs 2.2 s plus 1.25 ms a round). When the two sizes are too close to
-    tell the parts apart (``share`` of a few rounds, or of barely ``parallel``), the
-    time is scaled by the rounds, which errs long.
+    its rounds at the per-round cost. Scaling one match's time by the rounds instead
+    counted the fixed part ten times over: the estimates came out about twice the
+    matches (a match of 10,000 rounds against ``heuristic`` costs 2.2 s plus 1.25 ms a
+    round). When the two sizes are too close to tell the parts apart (``share`` of a
+    few rounds, or of barely ``parallel``), the time is scaled by the rounds, which
+    errs long.
     """
     most: dict[str, int] = {}
     for evaluation in evaluations:

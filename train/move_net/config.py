@@ -136,8 +136,9 @@ class Args:
     last_epochs: int = 0
     """epochs of the last iteration's fit once its second epoch has ended (0: ``epochs``).
     A budgeted run's last fit ends on the clock: after its second epoch (timed alone,
-    without the fit's start-up) it keeps as many as end before the evaluations, at most twice
-    ``epochs``, and records the number here, so that its fixed-work command repeats it"""
+    without the fit's start-up) it keeps as many as end before the evaluations, at most
+    twice ``epochs``, and records the number here, so that its fixed-work command
+    repeats it"""
     time_limit_min: float = 0.0
     """stop labelling after this many minutes in all (0 = no limit); the data so far is
     still fitted, evaluated and reported"""

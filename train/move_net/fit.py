@@ -233,9 +233,9 @@ def fit(model: TorchMoveNet, data: Dataset, s: FitSettings,
     so: :meth:`train.move_net.budget.Closing.fit_epochs`; the epoch is timed inside the
     loop, without the fit's start-up, which the first epoch's time once included). The
     rest of the decay is then stretched or shrunk to the new end, so that a fit given
-    the same ``last_epochs`` repeats it exactly. The number is in ``stats["epochs"]``. Denormals
-    are flushed (:func:`denormals_flushed`; the pipeline does it before torch starts its
-    threads)."""
+    the same ``last_epochs`` repeats it exactly. The number is in ``stats["epochs"]``.
+    Denormals are flushed (:func:`denormals_flushed`; the pipeline does it before torch
+    starts its threads)."""
     with denormals_flushed():
         return _fit(model, data, s, log, progress, replan)
 

@@ -43,8 +43,9 @@ def _exact_leaves(args: Any) -> bool:
 def _text(args: Any) -> str:
     horizon = ("played to the round's end" if args.label_horizon == 0
                else f"{args.label_horizon}-deal horizon")
-    leaves = ", rollouts reaching the last deal take its exact value" if _exact_leaves(
-        args) else ""
+    leaves = ""
+    if _exact_leaves(args):
+        leaves = ", rollouts reaching the last deal take its exact value"
     if args.label_search == "oracle":
         return (f"oracle labels: one rollout of every move in the true position, the "
                 f"hidden cards as they lie, {horizon}{leaves}; the labeller plays the "
