@@ -270,6 +270,31 @@ def test_rollouts_reaching_the_last_deal_take_its_exact_value() -> None:
     np.testing.assert_allclose(searched, exact)
 
 
+def test_ismcts_with_exact_leaves_plays_the_labellers_policy() -> None:
+    """``ismcts:exact_leaves=true,horizon=1`` plays the moves the labeller of the same
+    budget and seed would (its best label); in a last deal it plays a minimax move."""
+    from agents.pasur.ismcts import ISMCTSAgent
+    from train.move_net.data import SearchLabeler
+
+    eng = Engine(6, seed=0, episode="round", auto_reset=False)
+    eng.state[:] = np.concatenate([_before_last_deal(s).state for s in range(6)])
+    obs, mask, view = encode(eng), eng.legal_mask(), GameView.all(eng)
+    labeller = SearchLabeler(24, seed=7, plies=None, horizon=1, exact_leaves=True)
+    agent = ISMCTSAgent(seed=7, budget=24, plies=None, horizon=1, exact_leaves=True)
+    np.testing.assert_array_equal(agent.act(None, mask, view), labeller.act(obs, mask, view))
+    eng = _mixed_positions(6)
+    games = np.arange(6)  # decisions in a last deal
+    offsets, cards, _, _ = candidate_moves(eng, games)
+    _, values = endgame_values(eng, games, offsets)
+    acts = ISMCTSAgent(seed=0, budget=8, exact_leaves=True).act(
+        None, eng.legal_mask(games), GameView(eng, games))
+    for i in range(6):
+        v = values[offsets[i]:offsets[i + 1]]
+        assert acts[i] in {int(c) for c in cards[offsets[i]:offsets[i + 1]][v == v.max()]}
+    with pytest.raises(ValueError, match="exact_leaves"):
+        ISMCTSAgent(exact_leaves="yes")
+
+
 @pytest.mark.parametrize("exact_leaves", [True, False])
 def test_the_labeller_takes_the_last_deals_value_at_its_rollouts_ends(exact_leaves) -> None:
     """``SearchLabeler(exact_leaves=True)``: the labels of decisions in the deal before the

@@ -312,10 +312,12 @@ def ismcts_kernel(
     hp: np.ndarray,
     seeds: np.ndarray,
     horizon: int,
+    exact: bool,
     out: np.ndarray,
     chosen: np.ndarray,
 ) -> None:
-    """Search every decision of ``games``: ``out`` actions, ``chosen`` capture sets."""
+    """Search every decision of ``games``: ``out`` actions, ``chosen`` capture sets
+    (``exact``: as for :func:`search_one`)."""
     no_record = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
     for i in prange(games.shape[0]):
         g = games[i]
@@ -326,7 +328,7 @@ def ismcts_kernel(
         best = search_one(
             st, g, params, rparams, open_hand, budget, policy, plies, eps, hp,
             np.uint64(seeds[i]), cards, capts, values, keep, horizon, no_record, 0.0, 0.0,
-            False,
+            exact,
         )  # fmt: skip
         if best < 0:
             out[i] = K.pick_legal(st, g, 0.0)
@@ -495,6 +497,13 @@ class ISMCTSAgent(Agent):
         horizon: 0 (default) plays every rollout to the round's end; ``h`` > 0 stops a
             rollout once ``h`` more deals have been dealt and values the position by
             :func:`position_value` (shorter, less noisy rollouts).
+        exact_leaves: a rollout that reaches a 2-player round's last deal takes that
+            deal's exact minimax value in its determinization (:func:`rollout_value`),
+            as the move network's labeller does (``--label-exact-leaves``): with
+            ``horizon=1`` and ``budget=120`` this agent plays the labels' own policy. A
+            solve from a full game's last deal costs hundreds of microseconds, one per
+            rollout that reaches it; on the small variants, whose second deal is the
+            last, it costs little.
     """
 
     name = "ismcts"
@@ -509,6 +518,7 @@ class ISMCTSAgent(Agent):
         plies: int | None = DEFAULT_PLIES,
         parallel: bool | None = None,
         horizon: int = 0,
+        exact_leaves: bool = False,
     ) -> None:
         self.budget = check_budget(budget)
         if rollout not in ROLLOUT_POLICIES:
@@ -524,6 +534,9 @@ class ISMCTSAgent(Agent):
         if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
             raise ValueError(f"horizon must be a non-negative int, got {horizon!r}")
         self.horizon = horizon
+        if not isinstance(exact_leaves, (bool, np.bool_)):
+            raise ValueError(f"exact_leaves must be a bool, got {exact_leaves!r}")
+        self.exact_leaves = bool(exact_leaves)
         self._hp = heuristic_params()
         self._plans: dict[tuple[int, ...], int] = {}
         self.reset(seed)
@@ -587,7 +600,7 @@ class ISMCTSAgent(Agent):
         _ISMCTS.for_batch(len(games), self.parallel)(
             engine.state, games, engine.params, rparams, bool(engine.rules.open_hand),
             self.budget, ROLLOUT_POLICIES.index(self.rollout), self.plies, self.epsilon,
-            self._hp, seeds, self.horizon, acts, chosen,
+            self._hp, seeds, self.horizon, self.exact_leaves, acts, chosen,
         )  # fmt: skip
         return acts, chosen
 
