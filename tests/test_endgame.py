@@ -281,7 +281,10 @@ def test_ismcts_with_exact_leaves_plays_the_labellers_policy() -> None:
     obs, mask, view = encode(eng), eng.legal_mask(), GameView.all(eng)
     labeller = SearchLabeler(24, seed=7, plies=None, horizon=1, exact_leaves=True)
     agent = ISMCTSAgent(seed=7, budget=24, plies=None, horizon=1, exact_leaves=True)
-    np.testing.assert_array_equal(agent.act(None, mask, view), labeller.act(obs, mask, view))
+    acts = agent.act(None, mask, view)
+    np.testing.assert_array_equal(acts, labeller.act(obs, mask, view))
+    cut = ISMCTSAgent(seed=7, budget=24, plies=None, horizon=1).act(None, mask, view)
+    assert (cut != acts).any()  # without exact leaves the search plays otherwise here
     eng = _mixed_positions(6)
     games = np.arange(6)  # decisions in a last deal
     offsets, cards, _, _ = candidate_moves(eng, games)
@@ -291,6 +294,8 @@ def test_ismcts_with_exact_leaves_plays_the_labellers_policy() -> None:
     for i in range(6):
         v = values[offsets[i]:offsets[i + 1]]
         assert acts[i] in {int(c) for c in cards[offsets[i]:offsets[i + 1]][v == v.max()]}
+    plain = ISMCTSAgent(seed=0, budget=8).act(None, eng.legal_mask(games), GameView(eng, games))
+    assert (plain != acts).any()  # the heuristic's rollouts miss best play here
     with pytest.raises(ValueError, match="exact_leaves"):
         ISMCTSAgent(exact_leaves="yes")
 

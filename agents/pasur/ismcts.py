@@ -500,7 +500,7 @@ class ISMCTSAgent(Agent):
         exact_leaves: a rollout that reaches a 2-player round's last deal takes that
             deal's exact minimax value in its determinization (:func:`rollout_value`),
             as the move network's labeller does (``--label-exact-leaves``): with
-            ``horizon=1`` and ``budget=120`` this agent plays the labels' own policy. A
+            ``budget=120, horizon=1, plies=None`` this agent plays the labels' policy. A
             solve from a full game's last deal costs hundreds of microseconds, one per
             rollout that reaches it; on the small variants, whose second deal is the
             last, it costs little.
