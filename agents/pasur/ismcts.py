@@ -51,6 +51,7 @@ from agents.pasur.moves import (
     round_params,
     side_of,
 )
+from pasur_env.core.args import check_bool
 from pasur_env.core.compile import njit
 from pasur_env.core.policy import GameView, check_actions
 from pasur_env.pasur import kernels as K
@@ -534,9 +535,7 @@ class ISMCTSAgent(Agent):
         if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 0:
             raise ValueError(f"horizon must be a non-negative int, got {horizon!r}")
         self.horizon = horizon
-        if not isinstance(exact_leaves, (bool, np.bool_)):
-            raise ValueError(f"exact_leaves must be a bool, got {exact_leaves!r}")
-        self.exact_leaves = bool(exact_leaves)
+        self.exact_leaves = check_bool(exact_leaves, "exact_leaves", type_error=ValueError)
         self._hp = heuristic_params()
         self._plans: dict[tuple[int, ...], int] = {}
         self.reset(seed)

@@ -26,6 +26,7 @@ from agents.pasur.game import NET_VERSIONS, PRETRAINED
 from agents.pasur.move_net.features import candidate_moves
 from agents.pasur.move_net.model import MoveNet
 from agents.pasur.moves import emit_actions
+from pasur_env.core.args import check_bool
 from pasur_env.core.policy import GameView, check_actions
 
 __all__ = ["NetAgent", "pretrained_net_path", "shipped_net_files", "best_moves"]
@@ -85,9 +86,8 @@ class NetAgent(Agent):
                  files: Mapping[int, str | Path] | None = None,
                  solve_last_deal: bool = False) -> None:
         self.temperature = check_temperature(temperature, self.name)
-        if not isinstance(solve_last_deal, (bool, np.bool_)):
-            raise ValueError(f"solve_last_deal must be a bool, got {solve_last_deal!r}")
-        self.solve_last_deal = bool(solve_last_deal)
+        self.solve_last_deal = check_bool(solve_last_deal, "solve_last_deal",
+                                          type_error=ValueError)
         self.reset(seed)
         self.path = None if path is None else Path(path)
         #: the network file of each table size (when no ``path`` or ``model`` is given)

@@ -59,6 +59,7 @@ from agents.pasur.ismcts import ISMCTSAgent, search_values
 from agents.pasur.move_net.agent import NetAgent, best_moves, shipped_net_files
 from agents.pasur.move_net.model import MoveNet
 from agents.pasur.moves import emit_actions
+from pasur_env.core.args import check_bool
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
 
@@ -153,9 +154,8 @@ class NetSearchAgent(ISMCTSAgent):
         self.infer_beta = float(infer_beta)
         self.infer_floor = float(infer_floor)
         self.clear_gap = None if clear_gap is None else float(clear_gap)
-        if not isinstance(solve_last_deal, (bool, np.bool_)):
-            raise ValueError(f"solve_last_deal must be a bool, got {solve_last_deal!r}")
-        self.solve_last_deal = bool(solve_last_deal)
+        self.solve_last_deal = check_bool(solve_last_deal, "solve_last_deal",
+                                          type_error=ValueError)
         if files is None:  # its own version's networks (the shipped ones can differ)
             files = shipped_net_files(agent="net-ismcts")
         self.net = NetAgent(path=path, model=model, files=files)
