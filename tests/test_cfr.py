@@ -251,6 +251,17 @@ def test_train_cfr_resume_and_agent(tmp_path) -> None:
     assert ex.nash_conv < exploitability("random", preset="mini").nash_conv
     with pytest.raises(ValueError, match="mini"):
         evaluate(build_agent(f"cfr:{path}"), "random", rounds=10, preset="small", progress=False)
+    # greedy=true plays, and is evaluated as, each information set's most probable action
+    pure_agent = build_agent(f"cfr:{path}:greedy=true", seed=0)
+    _, tree = variant_tree("mini")
+    pure = pure_agent.tree_policy(tree)
+    first, n = pure_agent.iset_first, pure_agent.iset_n
+    assert np.array_equal(first[1:], first[:-1] + n[:-1])
+    for k in range(0, first.size, max(1, first.size // 50)):
+        sl = slice(first[k], first[k] + n[k])
+        assert pure[sl].sum() == 1 and np.argmax(pure[sl]) == np.argmax(agent.policy[sl])
+    assert exploitability(pure_agent, preset="mini").nash_conv == pytest.approx(
+        S.nash_conv(tree, pure)["nash_conv"])
     with pytest.raises(ValueError, match="no CFR policy"):
         build_agent(f"cfr:{tmp_path / 'missing.npz'}")
 

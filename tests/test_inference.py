@@ -19,10 +19,13 @@ from agents.pasur.inference import (
     NREC,
     R_CARD,
     R_DEAL,
+    R_TABLE,
     R_TAKEN,
     R_TURN,
     R_VALID,
+    PlayRecords,
     after_move_records,
+    lead_record,
     opponent_play,
     play_weights,
 )
@@ -197,24 +200,81 @@ def test_the_weights_reach_the_search_only_with_a_fitting_record_and_beta() -> N
     assert changed >= 3
 
 
+class CountingRecords(PlayRecords):
+    """Records that count the opponent's plays read (the most held at once, all games)."""
+
+    read = 0
+
+    def remember(self, *args) -> None:  # noqa: ANN002
+        super().remember(*args)
+        self.read = max(self.read, sum(int((r[:, R_CARD] >= 0).sum())
+                                       for r in self._recs.values()))
+
+
 def test_net_ismcts_reads_the_opponents_plays_in_play() -> None:
     """In real play the agent's records fill with the opponent's plays (2 players), and
     it keeps none where it does not infer (3 players, or ``infer_beta=0``)."""
-    class Counting(NetSearchAgent):
-        read = 0
-
-        def _remember(self, *args) -> None:  # noqa: ANN002
-            super()._remember(*args)
-            self.read = max(self.read, sum(int((r[:, R_CARD] >= 0).sum())
-                                           for r in self._records.values()))
-
     for players, beta, reads in ((2, 3.0, True), (2, 0.0, False), (3, 3.0, False)):
         net = MoveNet.init(observation_size(make_rules(num_players=players)), 16, 8,
                            num_players=players)
-        agent = Counting(model=net, budget=8, seed=0, infer_beta=beta)
+        agent = NetSearchAgent(model=net, budget=8, seed=0, infer_beta=beta)
+        agent._records = records = CountingRecords()
         eng = Engine(8, seed=1, episode="round", auto_reset=False, num_players=players)
         seats = np.zeros((8, players), dtype=np.int64)
         seats[:, 1] = 1
         play(eng, [agent, HeuristicAgent()], seats)
-        assert (agent.read > 4) == reads
-        assert bool(agent._records) == reads
+        assert (records.read > 4) == reads
+        assert bool(records._recs) == reads
+
+
+def _after_the_lead(seed: int, preset: str | None = None) -> tuple[Engine, int, int, int]:
+    """A round whose leader made a heuristic full move: the engine at the second
+    player's first decision, the leader's seat, and the play (card, table cards taken)."""
+    eng = Engine(1, seed=seed, episode="round", auto_reset=False,
+                 **({} if preset is None else {"preset": preset}))
+    leader = int(eng.state[0, K.MOVER])
+    hand, table = int(eng.state[0, K.HAND + leader]), int(eng.state[0, K.TABLE])
+    while eng.state[0, K.MOVER] == leader:
+        eng.step(heuristic_actions(eng, np.array([0]), HP))
+    card = K.lowest(hand & ~int(eng.state[0, K.HAND + leader]))
+    return eng, leader, card, table & ~int(eng.state[0, K.TABLE])
+
+
+@pytest.mark.parametrize("preset", [None, "small"])
+def test_the_rounds_opening_play_is_read_at_the_second_players_first_decision(preset) -> None:
+    """:func:`lead_record` rebuilds the position the leader played from: its play reads
+    back as made, the determinization holding the leader's real hand explains it at
+    least as its probability in the true position says, and it is the records' start
+    only where it applies (``PlayRecords(lead=True)``)."""
+    captures = 0
+    for seed in range(40):
+        eng, leader, card, taken = _after_the_lead(seed, preset)
+        before = Engine(1, seed=seed, episode="round", auto_reset=False,
+                        **({} if preset is None else {"preset": preset})).state[0]
+        rec = lead_record(eng.state, 0)
+        assert rec is not None and rec[R_TABLE] == before[K.TABLE]
+        assert opponent_play(eng.state, 0, rec) == (card, taken)
+        captures += taken != 0
+        seat = 1 - leader
+        canon = np.empty((1, K.NCOL), dtype=np.int64)
+        canonical_infoset(eng.state, 0, seat, False, canon)
+        dets = np.empty((32, K.NCOL), dtype=np.int64)
+        K.determinize_kernel(canon, 0, seat, False, np.arange(1, 32, dtype=np.int64), dets[1:])
+        dets[0] = eng.state[0]
+        recs = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
+        recs[0] = rec
+        w = np.empty(32)
+        assert play_weights(eng.state, 0, recs, dets, 32, eng.params, False, HP, 50.0, 0.0, w)
+        p_true = _play_probability(before[None], eng.params, card, taken, 50.0)
+        assert w[0] >= p_true * w.max() * (1 - 1e-9)
+        games = np.array([0])
+        assert PlayRecords(lead=True).current(eng, games)[0, 0, R_VALID] == 1
+        assert PlayRecords().current(eng, games)[0, 0, R_VALID] == 0
+    assert captures >= 3
+    # the leader's own first decision, and later ones, have no lead record
+    eng = Engine(1, seed=0, episode="round", auto_reset=False)
+    assert lead_record(eng.state, 0) is None
+    eng, *_ = _after_the_lead(0)
+    while eng.state[0, K.TURN] < 2:
+        eng.step(heuristic_actions(eng, np.array([0]), HP))
+    assert lead_record(eng.state, 0) is None

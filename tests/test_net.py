@@ -350,6 +350,10 @@ def test_exact_leaves_are_on_where_a_round_has_two_deals() -> None:
     (["--preset", "nosuch"], "unknown preset"),
     (["--preset", "mini", "--players", "3"], "2-player game"),
     (["--label-exact-leaves", "yes"], "--label-exact-leaves must be auto, on, off"),
+    (["--label-infer-beta", "-1"], "--label-infer-beta must be a non-negative number"),
+    (["--label-infer-beta", "1", "--label-infer-floor", "2"], "--label-infer-floor must be"),
+    (["--label-infer-beta", "1", "--players", "3"], "needs 2 players"),
+    (["--config", "rummy-tiny", "--label-infer-beta", "1"], "has no opponent model"),
 ])
 def test_pipeline_refuses_a_bad_preset(tmp_path, capsys, argv, message) -> None:
     from train.move_net import pipeline as train_net
@@ -357,6 +361,33 @@ def test_pipeline_refuses_a_bad_preset(tmp_path, capsys, argv, message) -> None:
     with pytest.raises(SystemExit):
         train_net.main(["--config", "tiny", "--out", str(tmp_path), *argv])
     assert message in capsys.readouterr().err
+
+
+def test_the_labeller_reads_the_opponents_plays_with_label_infer_beta() -> None:
+    """``--label-infer-beta``: the labeller's records fill with its opponents' plays (the
+    rounds' opening plays included), its labels move away from those of uniform
+    determinizations on the same games, and a Ray shard labels as the local run does."""
+    from agents.pasur.inference import R_CARD
+    from train.move_net.data import SearchLabeler, generate
+    from train.move_net.distributed import LabelJob, label_shard
+
+    def labelled(beta: float) -> tuple[SearchLabeler, object]:
+        lab = SearchLabeler(16, seed=5, plies=None, horizon=1, endgame=True,
+                            exact_leaves=True, infer_beta=beta)
+        data = generate(lab, 1, num_players=2, seed=5, opponents={"heuristic": 1.0},
+                        batch=8, preset="small")
+        return lab, data
+
+    lab, data = labelled(3.0)
+    read = sum(int((r[:, R_CARD] >= 0).sum()) for r in lab.records._recs.values())
+    assert read >= 4
+    _, plain = labelled(0.0)
+    assert np.array_equal(data.states[:1], plain.states[:1])  # the same first decision
+    assert not np.array_equal(data.values, plain.values)
+    job = LabelJob(5, 2, 16, 0.0, None, 1, 8, {"heuristic": 1.0}, preset="small",
+                   label_infer_beta=3.0)
+    shard = label_shard(job, 0)
+    assert np.array_equal(shard.values, data.values)
 
 
 def test_denormals_are_flushed_inside_the_block_and_not_after() -> None:

@@ -31,7 +31,20 @@ from agents.pasur.solver import OBS_ACTION, OBS_CARDS, OBS_TABLE, variant_signat
 from pasur_env.core.policy import GameView
 from pasur_env.pasur import kernels as K
 
-__all__ = ["CFRAgent"]
+__all__ = ["CFRAgent", "most_probable"]
+
+
+def most_probable(policy: np.ndarray, first: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The pure policy that plays each information set's most probable action of
+    ``policy`` (the first of equals); the sets' actions are ``first[s]`` onwards,
+    ``counts[s]`` of them."""
+    seg = np.repeat(np.arange(counts.size), counts)
+    top = np.maximum.reduceat(policy, first) if policy.size else policy
+    at_top = np.flatnonzero(policy == top[seg])
+    _, pick = np.unique(seg[at_top], return_index=True)
+    pure = np.zeros_like(policy)
+    pure[at_top[pick]] = 1.0
+    return pure
 
 
 class CFRAgent(Agent):
@@ -79,12 +92,16 @@ class CFRAgent(Agent):
 
     def tree_policy(self, tree: Any) -> np.ndarray:
         """The policy over ``tree``'s information-set actions (the tree of the same
-        variant, enumerated in the same order): what exploitability evaluates."""
+        variant, enumerated in the same order): what exploitability evaluates. With
+        ``greedy``, the pure policy the agent then plays: each information set's most
+        probable action (the first of equals, as :meth:`act` picks it)."""
         if (not np.array_equal(variant_signature(tree.params), self.signature)
                 or tree.iset_actions.shape != self.policy.shape
                 or not np.array_equal(tree.iset_actions, self.iset_actions)):
             raise ValueError(f"{self.path} was solved for another variant than this tree's")
-        return self.policy.copy()
+        if not self.greedy:
+            return self.policy.copy()
+        return most_probable(self.policy, self.iset_first, self.iset_n)
 
     # ---- the observation trie -------------------------------------------------------------
     def _child(self, node: int, kind: int, value: int) -> int:

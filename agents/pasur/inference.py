@@ -17,6 +17,11 @@ determinization gives it:
    :func:`opponent_play` reads its play off the public change: the card that reached
    its pile or the table, and the table cards it took. The caller keeps the records of
    the deal with their plays (at most :data:`MAX_PLAYS`, oldest first).
+   The round's opening play, which no move of ours preceded, is read at the second
+   player's first decision from a record rebuilt from what is public
+   (:func:`lead_record`). :class:`PlayRecords` keeps all this per game and seat, for
+   ``net-ismcts`` (without the opening play) and the move network's labeller
+   (``--label-infer-beta``, with it).
 3. :func:`play_weights` rebuilds, in every determinization, each position the opponent
    faced in this deal (its hand there = the determinized hand + the cards it has
    played since, our hand as it was), scores the opponent's full moves with the
@@ -51,8 +56,9 @@ from agents.pasur.moves import (
 from pasur_env.core.compile import njit
 from pasur_env.pasur import kernels as K
 
-__all__ = ["NREC", "MAX_PLAYS", "R_VALID", "R_CARD", "R_TAKEN", "after_move_records",
-           "model_log_prob", "opponent_play", "play_weights"]
+__all__ = ["NREC", "MAX_PLAYS", "R_VALID", "R_CARD", "R_TAKEN", "PlayRecords",
+           "after_move_records", "lead_record", "model_log_prob", "opponent_play",
+           "play_weights", "reads_plays"]
 
 #: columns of a record (the position after our move): valid, round, deal, turn, table,
 #: opponent's pile, its surs, last capturer, opponent seat, our seat, our hand, our pile,
@@ -263,3 +269,113 @@ def play_weights(
     for d in range(n):
         w[d] *= n / s
     return True
+
+
+def reads_plays(engine: object, beta: float) -> bool:
+    """Whether a search with the model's ``beta`` weights ``engine``'s determinizations by
+    the opponent's plays: 2 players with hidden hands and ``beta`` > 0."""
+    return (beta > 0.0 and engine.num_players == 2  # type: ignore[attr-defined]
+            and not engine.rules.open_hand)  # type: ignore[attr-defined]
+
+
+def lead_record(st: np.ndarray, g: int) -> np.ndarray | None:
+    """The record of the round's start for the player who moves second, read at its first
+    decision (one turn played, in the first deal): the position the opponent led from,
+    rebuilt from what is public. The card it played is its only card in the ``PLAYED``
+    column; a lay left it on the table, a capture took it with the table cards now in its
+    pile. ``None`` where this is not that decision. Without it the leader's first play of
+    a round, which no move of ours preceded, would tell the search nothing."""
+    row = st[g]
+    if row[K.PHASE] != K.PLAY or row[K.TURN] != 1 or row[K.DEAL] != 0:
+        return None
+    seat = int(row[K.MOVER])
+    opp = 1 - seat
+    played = int(row[K.PLAYED + opp])
+    if seat > 1 or played == 0 or played & (played - 1):
+        return None
+    pile = int(row[K.PILE + opp])
+    table = int(row[K.TABLE])
+    before = table & ~played if table & played else table | (pile & ~played)
+    rec = np.zeros(NREC, dtype=np.int64)
+    rec[R_VALID], rec[R_ROUND], rec[R_DEAL], rec[R_TURN] = 1, row[K.ROUND], 0, 0
+    rec[R_TABLE], rec[R_LAST], rec[R_OPP], rec[R_SEAT] = before, -1, opp, seat
+    rec[R_MYHAND] = row[K.HAND + seat]
+    rec[R_MYPILE], rec[R_MYSURS], rec[R_CARD] = row[K.PILE + seat], row[K.SURS + seat], -1
+    return rec
+
+
+class PlayRecords:
+    """What a searching player keeps to read the opponent's plays (2 players): per engine,
+    game and seat, the records of its own moves in the current deal, oldest first.
+
+    :meth:`current` gives them to the search at a decision (:func:`play_weights` reads the
+    last one's play from the state); :meth:`remember` notes the opponent's play since our
+    last move and adds the record of the move chosen now. With ``lead``, the second
+    player's first decision of a round also reads the leader's opening play
+    (:func:`lead_record`). Keyed by seat, so one object can play both seats of a game.
+    """
+
+    def __init__(self, lead: bool = False) -> None:
+        self.lead = lead
+        self._recs: dict[tuple[int, int, int], np.ndarray] = {}
+
+    def clear(self) -> None:
+        self._recs.clear()
+
+    def _key(self, engine: object, g: int) -> tuple[int, int, int]:
+        return id(engine), g, int(engine.state[g, K.MOVER])  # type: ignore[attr-defined]
+
+    def _lead(self, st: np.ndarray, g: int) -> np.ndarray | None:
+        """The records to start from at a round's first decision of the second player:
+        the lead record with its play read (``None``: not that decision, or no lead)."""
+        rec = lead_record(st, g) if self.lead else None
+        if rec is None:
+            return None
+        recs = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
+        recs[0] = rec
+        return recs
+
+    def current(self, engine: object, games: np.ndarray) -> np.ndarray:
+        """``(len(games), MAX_PLAYS, NREC)``: each game's records for the search."""
+        st = engine.state  # type: ignore[attr-defined]
+        out = np.zeros((len(games), MAX_PLAYS, NREC), dtype=np.int64)
+        for i, g in enumerate(np.asarray(games).tolist()):
+            recs = self._lead(st, g)
+            if recs is None:
+                recs = self._recs.get(self._key(engine, g))
+            if recs is not None:
+                out[i] = recs
+        return out
+
+    def remember(self, engine: object, games: np.ndarray, cards: np.ndarray,
+                 capts: np.ndarray) -> None:
+        """After choosing full moves ``(cards, capts)`` in ``games`` (PLAY decisions):
+        note the opponent's play since our last move, then add the record of the position
+        after the move chosen now (a PLAY move that ends the round clears them)."""
+        st = engine.state  # type: ignore[attr-defined]
+        after = after_move_records(engine, games, cards, capts)
+        for i, g in enumerate(np.asarray(games).tolist()):
+            if st[g, K.PHASE] != K.PLAY:
+                continue
+            key = self._key(engine, g)
+            lead = self._lead(st, g)
+            recs = self._recs.get(key) if lead is None else lead
+            if not after[i, R_VALID]:
+                self._recs.pop(key, None)
+                continue
+            if recs is None:
+                recs = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
+            n = int(recs[:, R_VALID].sum())
+            if n:
+                card, taken = opponent_play(st, g, recs[n - 1])
+                recs[n - 1, R_CARD], recs[n - 1, R_TAKEN] = card, taken
+                if card < 0:  # a new deal (or another game): the old plays do not count
+                    recs[:] = 0
+                    n = 0
+            if n == MAX_PLAYS:
+                recs[:-1] = recs[1:].copy()
+                n -= 1
+            recs[n] = after[i]
+            self._recs[key] = recs
+        if len(self._recs) > 100_000:  # records of abandoned engines
+            self._recs.clear()

@@ -82,6 +82,15 @@ class Args:
     ``off``: not; ``auto``: on for rounds of at most two deals (the small variants, whose
     NashConv it takes from 0.63 to 0.33), off for the full game, whose labelling it
     slows 3.5 times (``docs/results.md``)"""
+    label_infer_beta: float = 0.0
+    """Pasur's ``rollout`` labels, 2 players: weight each labelling search's
+    determinizations by how well they explain the opponent's plays in the current deal
+    (the round's opening play included), the heuristic as the opponent's model with this
+    trust (``softmax(beta * heuristic score)``, :mod:`agents.pasur.inference`; ``net-ismcts``
+    uses 1.25). 0, the default: uniform determinizations, as if the opponent's plays said
+    nothing about its hand"""
+    label_infer_floor: float = 0.2
+    """with ``label_infer_beta``: the opponent model's share of uniformly random plays"""
     label_plies: int | None = None
     """rollout actions played by the heuristic before greedy takes over (``None``: the
     whole rollout)"""

@@ -26,6 +26,7 @@ import numpy as np
 from agents import make_agent
 from agents.core.search import decision_seeds
 from agents.pasur.endgame import endgame_values
+from agents.pasur.inference import PlayRecords, reads_plays
 from agents.pasur.ismcts import WHOLE_ROLLOUT, oracle_values, search_values
 from agents.pasur.move_net.agent import best_moves
 from agents.pasur.move_net.features import candidate_moves
@@ -220,14 +221,22 @@ class SearchLabeler(Labeler):
         exact_leaves: a rollout that reaches a 2-player round's last deal takes that
             deal's exact minimax value in its determinization instead of playing it
             (``exact_last_deal`` of :func:`agents.pasur.ismcts.search_values`).
+        infer_beta, infer_floor: with ``infer_beta`` > 0 (2 players, hidden hands) the
+            determinizations are weighted by how well they explain the opponent's plays
+            in the current deal, the round's opening play included, under the heuristic
+            as the opponent's model (:mod:`agents.pasur.inference`, as ``net-ismcts``);
+            0: uniform determinizations.
     """
 
     def __init__(self, budget: int, seed: int, explore: float = 0.0,
                  rollout: str = "heuristic", plies: int | None = 6, horizon: int = 0,
                  student: Any = None, follow: float = 0.0, oracle: bool = False,
-                 endgame: bool = False, exact_leaves: bool = False) -> None:
+                 endgame: bool = False, exact_leaves: bool = False,
+                 infer_beta: float = 0.0, infer_floor: float = 0.2) -> None:
         super().__init__(seed, explore)
         self.endgame, self.exact_leaves = endgame, exact_leaves
+        self.infer_beta, self.infer_floor = float(infer_beta), float(infer_floor)
+        self.records = PlayRecords(lead=True)
         self.budget, self.rollout = budget, rollout
         self.plies = WHOLE_ROLLOUT if plies is None else plies
         self.horizon, self.student, self.follow = horizon, student, follow
@@ -242,9 +251,12 @@ class SearchLabeler(Labeler):
         seeds = decision_seeds(self.rng, len(games))
         solved, exact = self._solved(eng, games, offsets)
         exact_rows = np.repeat(solved, np.diff(offsets))
+        infers = reads_plays(eng, self.infer_beta)
         values = search_values(eng, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, horizon=self.horizon,
-                               keep=~exact_rows, exact_last_deal=self.exact_leaves)
+                               keep=~exact_rows, exact_last_deal=self.exact_leaves,
+                               records=self.records.current(eng, games) if infers else None,
+                               beta=self.infer_beta, floor=self.infer_floor)
         values = np.where(exact_rows, exact, values)
         self._record(eng.state[games], obs, offsets, feats, values)
         chosen = best_moves(values, offsets)
@@ -254,6 +266,8 @@ class SearchLabeler(Labeler):
         chosen = self._explore(chosen, offsets)
         out = np.empty(len(games), dtype=np.int64)
         emit_actions(eng.state, games, cards[chosen], capts[chosen], out)
+        if infers:
+            self.records.remember(eng, games, cards[chosen], capts[chosen])
         return check_actions(out, mask, self.name)
 
     def _solved(self, eng: Any, games: np.ndarray,

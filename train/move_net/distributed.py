@@ -69,6 +69,11 @@ class LabelJob:
     label_exact_leaves: str = "auto"
     """Pasur: rollouts reaching a 2-player last deal take its exact minimax value
     (``on``, ``off``, ``auto``: :attr:`train.move_net.config.Args.label_exact_leaves`)"""
+    label_infer_beta: float = 0.0
+    """Pasur: trust in the heuristic as the opponent's model when its plays weight the
+    determinizations (0: uniform)"""
+    label_infer_floor: float = 0.2
+    """Pasur: that model's share of uniformly random plays"""
 
 
 def shard_seed(seed: int, shard: int) -> int:

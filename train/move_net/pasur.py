@@ -19,7 +19,9 @@ def _labeler(args: Any, seed: int) -> Any:
     return SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
                          plies=args.label_plies, horizon=args.label_horizon,
                          oracle=args.label_search == "oracle",
-                         endgame=args.label_endgame, exact_leaves=_exact_leaves(args))
+                         endgame=args.label_endgame, exact_leaves=_exact_leaves(args),
+                         infer_beta=args.label_infer_beta,
+                         infer_floor=args.label_infer_floor)
 
 
 #: the values of ``--label-exact-leaves``
@@ -51,7 +53,11 @@ def _text(args: Any) -> str:
                 f"hidden cards as they lie, {horizon}{leaves}; the labeller plays the "
                 f"heuristic")
     exact = ", the last deal solved exactly" if args.label_endgame else ""
-    return f"{args.label_budget} rollouts each, {horizon}{exact}{leaves}"
+    infer = ""
+    if args.label_infer_beta > 0:
+        infer = (f", determinizations weighted by the opponent's plays (beta "
+                 f"{args.label_infer_beta:g}, floor {args.label_infer_floor:g})")
+    return f"{args.label_budget} rollouts each, {horizon}{exact}{leaves}{infer}"
 
 
 def _relabellings(players: int, rng: np.random.Generator,
@@ -72,6 +78,12 @@ def _check(args: Any) -> str | None:
     if args.label_exact_leaves not in EXACT_LEAVES:
         return (f"--label-exact-leaves must be {', '.join(EXACT_LEAVES)}, got "
                 f"{args.label_exact_leaves!r}")
+    if args.label_infer_beta and args.players != 2:
+        return "--label-infer-beta reads a single opponent's plays: it needs 2 players"
+    if not args.label_infer_beta >= 0.0:
+        return f"--label-infer-beta must be a non-negative number, got {args.label_infer_beta!r}"
+    if not 0.0 <= args.label_infer_floor <= 1.0:
+        return f"--label-infer-floor must be in [0, 1], got {args.label_infer_floor!r}"
     if args.preset is None:
         return None
     from pasur_env.pasur.rules import make_rules

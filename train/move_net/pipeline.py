@@ -221,7 +221,9 @@ def label_on_ray(args: Args, game: NetGame, state: State, decisions: int,
                    args.label_horizon, args.batch, mix, state.net, game=args.game,
                    label_search=args.label_search, preset=args.preset,
                    label_endgame=args.label_endgame,
-                   label_exact_leaves=args.label_exact_leaves)
+                   label_exact_leaves=args.label_exact_leaves,
+                   label_infer_beta=args.label_infer_beta,
+                   label_infer_floor=args.label_infer_floor)
     workers = args.workers or cluster_cpus()
     bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
                    "decisions", args.progress)
@@ -711,6 +713,7 @@ def run(args: Args, clock: Callable[[], float]) -> Path:
         decisions=sum(len(d) for d in state.data), iterations=state.iteration,
         label_budget=args.label_budget, label_horizon=args.label_horizon,
         label_endgame=args.label_endgame, label_exact_leaves=args.label_exact_leaves,
+        label_infer_beta=args.label_infer_beta,
         value_scale=args.value_scale,
         minutes=round(state.seconds / 60, 1),
     )

@@ -119,11 +119,13 @@ def _relabellings(players: int, rng: np.random.Generator,
 
 
 def _check(args: Any) -> str | None:
-    """Four players, no presets."""
+    """Four players, no presets, no opponent model."""
     if args.players != 4:
         return "Persian Rummy has 4 players: --players 4 (--config rummy sets it)"
     if args.preset is not None:
         return f"--preset is a Pasur rule preset; {args.game} has none"
+    if args.label_infer_beta:
+        return f"--label-infer-beta is Pasur's (2 players); {args.game} has no opponent model"
     return None
 
 

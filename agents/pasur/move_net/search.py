@@ -46,22 +46,13 @@ import numpy as np
 
 from agents.core.search import decision_seeds
 from agents.pasur.endgame import endgame_values
-from agents.pasur.inference import (
-    MAX_PLAYS,
-    NREC,
-    R_CARD,
-    R_TAKEN,
-    R_VALID,
-    after_move_records,
-    opponent_play,
-)
+from agents.pasur.inference import PlayRecords, reads_plays
 from agents.pasur.ismcts import ISMCTSAgent, search_values
 from agents.pasur.move_net.agent import NetAgent, best_moves, shipped_net_files
 from agents.pasur.move_net.model import MoveNet
 from agents.pasur.moves import emit_actions
 from pasur_env.core.args import check_bool
 from pasur_env.core.policy import GameView
-from pasur_env.pasur import kernels as K
 
 __all__ = ["NetSearchAgent", "top_k_mask", "value_gaps"]
 
@@ -175,8 +166,7 @@ class NetSearchAgent(ISMCTSAgent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        # (engine, game) -> the records of our moves in its current deal, oldest first
-        self._records: dict[tuple[int, int], np.ndarray] = {}
+        self._records = PlayRecords()
 
     def _search(
         self, engine: Any, games: np.ndarray, obs: np.ndarray | None
@@ -194,12 +184,7 @@ class NetSearchAgent(ISMCTSAgent):
             solved, exact = endgame_values(engine, games, offsets)
             keep &= ~np.repeat(solved, np.diff(offsets))  # no rollouts where play is exact
         seeds = decision_seeds(self.rng, len(games))
-        records = np.zeros((len(games), MAX_PLAYS, NREC), dtype=np.int64)
-        if self._infers(engine):
-            for i, g in enumerate(games.tolist()):
-                rec = self._records.get((id(engine), g))
-                if rec is not None:
-                    records[i] = rec
+        records = self._records.current(engine, games) if self._infers(engine) else None
         values = search_values(engine, games, offsets, seeds, budget=self.budget,
                                rollout=self.rollout, plies=self.plies, keep=keep,
                                horizon=self.horizon, records=records, beta=self.infer_beta,
@@ -212,42 +197,10 @@ class NetSearchAgent(ISMCTSAgent):
         acts = np.empty(len(games), dtype=np.int64)
         emit_actions(engine.state, games, cards[best], capts[best], acts)
         if self._infers(engine):
-            self._remember(engine, games, cards[best], capts[best])
+            self._records.remember(engine, games, cards[best], capts[best])
         return acts, capts[best]
 
     def _infers(self, engine: Any) -> bool:
         """Whether the opponent's plays weight the determinizations in ``engine``'s games:
         2 players with hidden hands and ``infer_beta`` > 0."""
-        return self.infer_beta > 0.0 and engine.num_players == 2 and not engine.rules.open_hand
-
-    def _remember(self, engine: Any, games: np.ndarray, cards: np.ndarray,
-                  capts: np.ndarray) -> None:
-        """Per engine and game: note the opponent's play since our last move in its record,
-        then add the record of the position after the move chosen now (the deal's
-        records are kept, oldest first; a PLAY move that ends the round clears them)."""
-        st = engine.state
-        after = after_move_records(engine, games, cards, capts)
-        for i, g in enumerate(games.tolist()):
-            if st[g, K.PHASE] != K.PLAY:
-                continue
-            key = (id(engine), g)
-            recs = self._records.get(key)
-            if not after[i, R_VALID]:
-                self._records.pop(key, None)
-                continue
-            if recs is None:
-                recs = np.zeros((MAX_PLAYS, NREC), dtype=np.int64)
-            n = int(recs[:, R_VALID].sum())
-            if n:
-                card, taken = opponent_play(st, g, recs[n - 1])
-                recs[n - 1, R_CARD], recs[n - 1, R_TAKEN] = card, taken
-                if card < 0:  # a new deal (or another game): the old plays do not count
-                    recs[:] = 0
-                    n = 0
-            if n == MAX_PLAYS:
-                recs[:-1] = recs[1:].copy()
-                n -= 1
-            recs[n] = after[i]
-            self._records[key] = recs
-        if len(self._records) > 100_000:  # records of abandoned engines
-            self._records.clear()
+        return reads_plays(engine, self.infer_beta)
