@@ -331,6 +331,26 @@ def test_pipeline_trains_on_a_small_variant(tmp_path) -> None:
         run / "report.md").read_text()
 
 
+def test_pipeline_labels_from_a_solved_policy(tmp_path) -> None:
+    """``--label-search solved``: a CFR+ policy of ``mini`` plays and labels; a PLAY
+    decision's labels are ``SOLVED_SCALE`` times the policy's probabilities of the
+    moves' cards (summing to it where each card has one move), and the report says so."""
+    from train import cfr as train_cfr
+    from train.move_net import pipeline as train_net
+    from train.move_net.data import SOLVED_SCALE, Dataset
+
+    policy = train_cfr.main(["--config", "tiny", "--out", str(tmp_path), "--name", "c"])
+    run = train_net.main(["--config", "tiny", "--name", "s", "--out", str(tmp_path),
+                          "--iterations", "1", "--preset", "mini", "--label-search", "solved",
+                          "--label-policy", str(policy)])
+    data = Dataset.load(run / "data" / "iteration_1.npz")
+    assert len(data) > 50
+    assert (data.values >= 0).all() and (data.values <= SOLVED_SCALE + 1e-5).all()
+    sums = np.add.reduceat(data.values.astype(np.float64), data.offsets[:-1])
+    assert np.mean(np.isclose(sums, SOLVED_SCALE, atol=1e-3)) > 0.8
+    assert "the solved policy" in (run / "report.md").read_text()
+
+
 def test_exact_leaves_are_on_where_a_round_has_two_deals() -> None:
     """``--label-exact-leaves auto`` (the default): on for the 2-deal small variants, off
     for the full game and for more than 2 players; ``on``/``off`` decide alone."""
@@ -354,6 +374,9 @@ def test_exact_leaves_are_on_where_a_round_has_two_deals() -> None:
     (["--label-infer-beta", "1", "--label-infer-floor", "2"], "--label-infer-floor must be"),
     (["--label-infer-beta", "1", "--players", "3"], "needs 2 players"),
     (["--config", "rummy-tiny", "--label-infer-beta", "1"], "has no opponent model"),
+    (["--preset", "mini", "--label-search", "solved"], "--label-policy PATH go together"),
+    (["--preset", "mini", "--label-search", "solved", "--label-policy", "nosuch.npz"],
+     "no policy file"),
 ])
 def test_pipeline_refuses_a_bad_preset(tmp_path, capsys, argv, message) -> None:
     from train.move_net import pipeline as train_net

@@ -172,6 +172,17 @@ class CFRAgent(Agent):
             node = self._child(node, OBS_CARDS, int(row[K.HAND + seat]))
         return node
 
+    def last_policy(self, engine: Any, g: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The actions and probabilities of the information set of game ``g``'s decision
+        that :meth:`act` has just played (the engine not stepped since), or ``None``
+        where it was not placed in one (played at random)."""
+        rec = self._games.get((id(engine), int(g), int(engine.state[g, K.MOVER])))
+        s = -1 if rec is None else self._iset(rec["node"])
+        if s < 0:
+            return None
+        a, n = self.iset_first[s], self.iset_n[s]
+        return self.iset_actions[a: a + n], self.policy[a: a + n]
+
     # ---- acting ----------------------------------------------------------------------------
     def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
         engine = view.engine

@@ -58,9 +58,14 @@ class Args:
     """the search that labels. Pasur: ``rollout`` (determinized search, ``label_budget``
     rollouts per decision) or ``oracle`` (every move played once in the true position,
     the hidden cards visible, while the labeller plays the heuristic: labels twenty
-    times cheaper and noisier, fitted to their mean over what the player cannot see).
+    times cheaper and noisier, fitted to their mean over what the player cannot see)
+    or, on a small variant, ``solved`` (the probabilities of the solved policy
+    ``label_policy``, which plays: :class:`train.move_net.data.SolvedLabeler`).
     Persian Rummy: ``rollout`` (``label_budget`` determinizations per decision) or
     ``ismcts`` (``label_budget`` rollouts per decision)"""
+    label_policy: str | None = None
+    """with ``--label-search solved``: the policy file of ``python -m train.cfr`` for the
+    run's ``--preset``"""
     label_horizon: int = 1
     """deals a labelling rollout plays after the move before the position is valued by
     the points captured so far and the expected clubs award (0: play the round out);

@@ -35,6 +35,7 @@ from pasur_env import GameView
 from pasur_env.core.loop import play
 from pasur_env.core.policy import Policy, check_actions
 from pasur_env.games import game_info
+from pasur_env.pasur import kernels as K
 from train.common.threads import one_blas_thread
 
 __all__ = ["Dataset", "Labeler", "SearchLabeler", "generate", "size_text"]
@@ -294,6 +295,52 @@ class SearchLabeler(Labeler):
         out = np.empty(len(games), dtype=np.int64)
         emit_actions(eng.state, games, cards[move], capts[move], out)
         return check_actions(np.where(chosen < 0, played, out), mask, self.name)
+
+
+#: round points a move's label gets per unit of the solved policy's probability of it
+SOLVED_SCALE = 4.0
+
+
+class SolvedLabeler(Labeler):
+    """Labels from a solved policy of a small variant (``--label-search solved``): the
+    policy plays (``cfr:PATH``, sampling its mixed strategy), and each candidate move of
+    its PLAY decisions is labelled :data:`SOLVED_SCALE` times the policy's probability of
+    the move's card. The fit's policy term (a softmax over the values, one point of
+    temperature) then puts most weight on the policy's most probable move, which the
+    network, playing the best-valued move, learns to play (8 points per unit was
+    measured worse on ``small``). What a network can learn from the equilibrium itself:
+    a yardstick for the search labels, which the full game needs, not a substitute.
+
+    Args:
+        path: the policy file of ``python -m train.cfr`` (its variant's games only).
+        seed: seeds the policy's sampling.
+    """
+
+    def __init__(self, path: str, seed: int) -> None:
+        from agents.pasur.cfr import CFRAgent
+
+        super().__init__(seed, 0.0)
+        self.policy = CFRAgent(path, seed=seed)
+
+    def act(self, obs: np.ndarray | None, mask: np.ndarray, view: GameView) -> np.ndarray:
+        assert obs is not None
+        eng, games = view.engine, view.games
+        acts = self.policy.act(obs, mask, view)
+        play = eng.state[games, K.PHASE] == K.PLAY
+        if play.any():
+            sub = games[play]
+            offsets, cards, _, feats = candidate_moves(eng, sub)
+            values = np.zeros(int(offsets[-1]))
+            for j, g in enumerate(sub.tolist()):
+                known = self.policy.last_policy(eng, g)
+                if known is not None:
+                    ids, probs = known
+                    rows = slice(offsets[j], offsets[j + 1])
+                    where = np.searchsorted(ids, cards[rows]).clip(0, ids.size - 1)
+                    values[rows] = np.where(ids[where] == cards[rows],
+                                            SOLVED_SCALE * probs[where], 0.0)
+            self._record(eng.state[sub], obs[play], offsets, feats, values)
+        return acts
 
 
 def _engine(game: str, batch: int, seed: int, num_players: int,

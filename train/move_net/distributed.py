@@ -74,6 +74,8 @@ class LabelJob:
     determinizations (0: uniform)"""
     label_infer_floor: float = 0.2
     """Pasur: that model's share of uniformly random plays"""
+    label_policy: str | None = None
+    """Pasur, ``label_search="solved"``: the solved policy's file"""
 
 
 def shard_seed(seed: int, shard: int) -> int:

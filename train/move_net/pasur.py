@@ -14,8 +14,10 @@ __all__ = ["NET_GAME"]
 
 
 def _labeler(args: Any, seed: int) -> Any:
-    from train.move_net.data import SearchLabeler
+    from train.move_net.data import SearchLabeler, SolvedLabeler
 
+    if args.label_search == "solved":
+        return SolvedLabeler(args.label_policy, seed)
     return SearchLabeler(args.label_budget, seed=seed, explore=args.explore,
                          plies=args.label_plies, horizon=args.label_horizon,
                          oracle=args.label_search == "oracle",
@@ -48,6 +50,11 @@ def _text(args: Any) -> str:
     leaves = ""
     if _exact_leaves(args):
         leaves = ", rollouts reaching the last deal take its exact value"
+    if args.label_search == "solved":
+        from train.move_net.data import SOLVED_SCALE
+
+        return (f"the solved policy {args.label_policy} (its probability of each move's "
+                f"card, times {SOLVED_SCALE:g} points), which plays")
     if args.label_search == "oracle":
         return (f"oracle labels: one rollout of every move in the true position, the "
                 f"hidden cards as they lie, {horizon}{leaves}; the labeller plays the "
@@ -73,19 +80,11 @@ def _relabellings(players: int, rng: np.random.Generator,
 
 
 def _check(args: Any) -> str | None:
-    """A rule preset must exist and be a game of ``--players``; ``--label-exact-leaves``
-    one of :data:`EXACT_LEAVES`."""
-    if args.label_exact_leaves not in EXACT_LEAVES:
-        return (f"--label-exact-leaves must be {', '.join(EXACT_LEAVES)}, got "
-                f"{args.label_exact_leaves!r}")
-    if args.label_infer_beta and args.players != 2:
-        return "--label-infer-beta reads a single opponent's plays: it needs 2 players"
-    if not args.label_infer_beta >= 0.0:
-        return f"--label-infer-beta must be a non-negative number, got {args.label_infer_beta!r}"
-    if not 0.0 <= args.label_infer_floor <= 1.0:
-        return f"--label-infer-floor must be in [0, 1], got {args.label_infer_floor!r}"
-    if args.preset is None:
-        return None
+    """The labels' settings (:func:`_check_labels`), then the rule preset: it must exist
+    and be a game of ``--players``."""
+    wrong = _check_labels(args)
+    if wrong is not None or args.preset is None:
+        return wrong
     from pasur_env.pasur.rules import make_rules
 
     try:
@@ -98,10 +97,44 @@ def _check(args: Any) -> str | None:
     return None
 
 
+def _check_labels(args: Any) -> str | None:
+    """``--label-exact-leaves`` one of :data:`EXACT_LEAVES`; the opponent model's
+    settings in range, with 2 players; ``--label-search solved`` with a policy file of
+    the run's preset."""
+    if args.label_exact_leaves not in EXACT_LEAVES:
+        return (f"--label-exact-leaves must be {', '.join(EXACT_LEAVES)}, got "
+                f"{args.label_exact_leaves!r}")
+    if args.label_infer_beta and args.players != 2:
+        return "--label-infer-beta reads a single opponent's plays: it needs 2 players"
+    if not args.label_infer_beta >= 0.0:
+        return f"--label-infer-beta must be a non-negative number, got {args.label_infer_beta!r}"
+    if not 0.0 <= args.label_infer_floor <= 1.0:
+        return f"--label-infer-floor must be in [0, 1], got {args.label_infer_floor!r}"
+    if (args.label_search == "solved") != (args.label_policy is not None):
+        return "--label-search solved and --label-policy PATH go together"
+    if args.label_search == "solved":
+        return _check_policy(args.label_policy, args.preset)
+    return None
+
+
+def _check_policy(path: str, preset: str | None) -> str | None:
+    """A solved policy's file must exist and be of the run's ``--preset``."""
+    from pathlib import Path
+
+    if not Path(path).is_file():
+        return f"--label-policy: no policy file at {path!r} (python -m train.cfr writes one)"
+    with np.load(path) as f:
+        solved = str(f["preset"]) if "preset" in f.files else None
+    if solved != preset:
+        return (f"--label-policy {path} solves the preset {solved!r}; the run plays "
+                f"{preset!r}: --preset {solved}")
+    return None
+
+
 NET_GAME = NetGame(
     "pasur", "Pasur", "agents.pasur.move_net:MoveNet", "agents.pasur.move_net:NetAgent",
     _labeler, _text,
-    _relabellings, check=_check, label_searches=("rollout", "oracle"),
+    _relabellings, check=_check, label_searches=("rollout", "oracle", "solved"),
     eval_skip=lambda players: () if players == 2 else ("ppo",),
     train_longer="the configuration of the shipped network (`--config long`)",
     config="default", budget_min=18.0,

@@ -223,7 +223,8 @@ def label_on_ray(args: Args, game: NetGame, state: State, decisions: int,
                    label_endgame=args.label_endgame,
                    label_exact_leaves=args.label_exact_leaves,
                    label_infer_beta=args.label_infer_beta,
-                   label_infer_floor=args.label_infer_floor)
+                   label_infer_floor=args.label_infer_floor,
+                   label_policy=args.label_policy)
     workers = args.workers or cluster_cpus()
     bar = Progress(decisions, f"labelling on Ray (iteration {state.iteration + 1})",
                    "decisions", args.progress)
