@@ -291,7 +291,7 @@ def lead_record(st: np.ndarray, g: int) -> np.ndarray | None:
     seat = int(row[K.MOVER])
     opp = 1 - seat
     played = int(row[K.PLAYED + opp])
-    if seat > 1 or played == 0 or played & (played - 1):
+    if played == 0 or played & (played - 1):
         return None
     pile = int(row[K.PILE + opp])
     table = int(row[K.TABLE])
@@ -318,9 +318,6 @@ class PlayRecords:
     def __init__(self, lead: bool = False) -> None:
         self.lead = lead
         self._recs: dict[tuple[int, int, int], np.ndarray] = {}
-
-    def clear(self) -> None:
-        self._recs.clear()
 
     def _key(self, engine: object, g: int) -> tuple[int, int, int]:
         return id(engine), g, int(engine.state[g, K.MOVER])  # type: ignore[attr-defined]

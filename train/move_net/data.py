@@ -38,7 +38,8 @@ from pasur_env.games import game_info
 from pasur_env.pasur import kernels as K
 from train.common.threads import one_blas_thread
 
-__all__ = ["Dataset", "Labeler", "SearchLabeler", "generate", "size_text"]
+__all__ = ["Dataset", "Labeler", "SOLVED_SCALE", "SearchLabeler", "SolvedLabeler", "generate",
+           "size_text"]
 
 
 @dataclass
@@ -307,9 +308,10 @@ class SolvedLabeler(Labeler):
     its PLAY decisions is labelled :data:`SOLVED_SCALE` times the policy's probability of
     the move's card. The fit's policy term (a softmax over the values, one point of
     temperature) then puts most weight on the policy's most probable move, which the
-    network, playing the best-valued move, learns to play (8 points per unit was
-    measured worse on ``small``). What a network can learn from the equilibrium itself:
-    a yardstick for the search labels, which the full game needs, not a substitute.
+    network, playing the best-valued move, learns to play (in a trial on ``small``, 8
+    points per unit made a more exploitable network). What a network can learn from the
+    equilibrium itself: a yardstick for the search labels, which the full game needs,
+    not a substitute.
 
     Args:
         path: the policy file of ``python -m train.cfr`` (its variant's games only).
