@@ -373,6 +373,7 @@ def test_exact_leaves_are_on_where_a_round_has_two_deals() -> None:
     (["--label-infer-beta", "-1"], "--label-infer-beta must be a non-negative number"),
     (["--label-infer-beta", "1", "--label-infer-floor", "2"], "--label-infer-floor must be"),
     (["--label-infer-beta", "1", "--players", "3"], "needs 2 players"),
+    (["--label-infer-beta", "1", "--label-search", "oracle"], "--label-search rollout"),
     (["--config", "rummy-tiny", "--label-infer-beta", "1"], "has no opponent model"),
     (["--preset", "mini", "--label-search", "solved"], "--label-policy PATH go together"),
     (["--preset", "mini", "--label-search", "solved", "--label-policy", "nosuch.npz"],

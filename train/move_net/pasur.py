@@ -45,16 +45,16 @@ def _exact_leaves(args: Any) -> bool:
 
 
 def _text(args: Any) -> str:
-    horizon = ("played to the round's end" if args.label_horizon == 0
-               else f"{args.label_horizon}-deal horizon")
-    leaves = ""
-    if _exact_leaves(args):
-        leaves = ", rollouts reaching the last deal take its exact value"
     if args.label_search == "solved":
         from train.move_net.data import SOLVED_SCALE
 
         return (f"the solved policy {args.label_policy} (its probability of each move's "
                 f"card, times {SOLVED_SCALE:g} points), which plays")
+    horizon = ("played to the round's end" if args.label_horizon == 0
+               else f"{args.label_horizon}-deal horizon")
+    leaves = ""
+    if _exact_leaves(args):
+        leaves = ", rollouts reaching the last deal take its exact value"
     if args.label_search == "oracle":
         return (f"oracle labels: one rollout of every move in the true position, the "
                 f"hidden cards as they lie, {horizon}{leaves}; the labeller plays the "
@@ -104,6 +104,8 @@ def _check_labels(args: Any) -> str | None:
     if args.label_exact_leaves not in EXACT_LEAVES:
         return (f"--label-exact-leaves must be {', '.join(EXACT_LEAVES)}, got "
                 f"{args.label_exact_leaves!r}")
+    if args.label_infer_beta and args.label_search != "rollout":
+        return "--label-infer-beta weights the rollout search's deals: --label-search rollout"
     if args.label_infer_beta and args.players != 2:
         return "--label-infer-beta reads a single opponent's plays: it needs 2 players"
     if not args.label_infer_beta >= 0.0:
